@@ -1,0 +1,523 @@
+//! Stage 4, checks: turns typed [`Change`]s into [`Finding`]s: rule id, severity, message, why and
+//! migration text (templates from `rules/*.md`, filled with the names of this case), source locations
+//! and a stable fingerprint.
+//!
+//! Named `checks` so it is never confused with the top-level `rules/` data folder. Promises: findings
+//! are sorted deterministically (tool, pointer, rule) and their fingerprints depend only on rule, tool
+//! and pointer, so unrelated edits elsewhere in a file never change them.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::catalog::{RuleId, Severity, fill};
+use crate::compare::{Change, ChangeKind, Fate, SchemaChange, Side, hint_is_risky};
+use crate::load::span::pointer_tokens;
+use crate::load::{FileId, Snapshot, Sources, Tool, escape};
+use crate::meaning;
+use crate::schema::TypeSet;
+
+/// Where a finding sits in a source file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: FileId,
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    /// Byte range to underline.
+    pub range: std::ops::Range<usize>,
+}
+
+/// One reported problem or note.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub rule: RuleId,
+    pub severity: Severity,
+    pub tool: String,
+    /// JSON Pointer inside the tool object.
+    pub pointer: String,
+    /// The old name or pointer, for renames.
+    pub from: Option<String>,
+    pub message: String,
+    pub why: String,
+    pub migration: String,
+    pub old: Option<Location>,
+    pub new: Option<Location>,
+    pub fingerprint: String,
+    /// Extra lines for human output (for example a word diff).
+    pub notes: Vec<String>,
+    /// The finding is about something that is gone: the old location is the primary one.
+    pub at_old: bool,
+}
+
+/// Turns changes into sorted findings.
+#[must_use]
+pub fn findings(changes: &[Change], old: &Snapshot, new: &Snapshot, sources: &Sources) -> Vec<Finding> {
+    let renamed: HashMap<&str, &str> = changes
+        .iter()
+        .filter_map(|c| match &c.kind {
+            ChangeKind::ToolRenamed { from } => Some((c.tool.as_str(), from.as_str())),
+            _ => None,
+        })
+        .collect();
+    let mut out: Vec<Finding> = changes.iter().map(|c| finding(c, old, new, sources, &renamed)).collect();
+    out.sort_by(|a, b| {
+        (a.tool.as_str(), a.pointer.as_str(), a.rule.as_str(), a.message.as_str()).cmp(&(
+            b.tool.as_str(),
+            b.pointer.as_str(),
+            b.rule.as_str(),
+            b.message.as_str(),
+        ))
+    });
+    out.dedup_by(|a, b| a.fingerprint == b.fingerprint && a.message == b.message);
+    out
+}
+
+struct Draft {
+    rule: RuleId,
+    severity: Option<Severity>,
+    vars: Vec<(&'static str, String)>,
+    /// Report at the old pointer (removals) instead of the new one.
+    at_old: bool,
+    from: Option<String>,
+    notes: Vec<String>,
+}
+
+impl Draft {
+    fn new(rule: RuleId) -> Draft {
+        Draft { rule, severity: None, vars: Vec::new(), at_old: false, from: None, notes: Vec::new() }
+    }
+    fn var(mut self, key: &'static str, value: impl Into<String>) -> Draft {
+        self.vars.push((key, value.into()));
+        self
+    }
+    fn old(mut self) -> Draft {
+        self.at_old = true;
+        self
+    }
+    fn severity(mut self, s: Severity) -> Draft {
+        self.severity = Some(s);
+        self
+    }
+}
+
+fn finding(change: &Change, old: &Snapshot, new: &Snapshot, sources: &Sources, renamed: &HashMap<&str, &str>) -> Finding {
+    let old_tool = tool_for(old, change, renamed);
+    let new_tool = new.tools.get(&change.tool);
+    let mut draft = draft(change, new_tool);
+    let pointer = if draft.at_old {
+        change.old_ptr.clone().or_else(|| change.new_ptr.clone())
+    } else {
+        change.new_ptr.clone().or_else(|| change.old_ptr.clone())
+    }
+    .unwrap_or_default();
+    let mut vars = vec![("tool", escape(&change.tool)), ("pointer", pointer.clone())];
+    vars.append(&mut draft.vars);
+    let meta = draft.rule.meta();
+    let fingerprint = fingerprint(draft.rule.as_str(), &change.tool, &pointer);
+    Finding {
+        rule: draft.rule,
+        severity: draft.severity.unwrap_or(meta.severity),
+        tool: change.tool.clone(),
+        pointer,
+        from: draft.from,
+        message: fill(meta.message, &vars),
+        why: fill(meta.why, &vars),
+        migration: fill(meta.migration, &vars),
+        old: old_tool.and_then(|t| change.old_ptr.as_deref().and_then(|p| locate(t, p, sources))),
+        new: new_tool.and_then(|t| change.new_ptr.as_deref().and_then(|p| locate(t, p, sources))),
+        fingerprint,
+        notes: draft.notes,
+        at_old: draft.at_old,
+    }
+}
+
+/// The old tool for a change. Changes of a renamed tool carry the new name; `renamed` maps it back.
+fn tool_for<'s>(old: &'s Snapshot, change: &Change, renamed: &HashMap<&str, &str>) -> Option<&'s Tool> {
+    let name = renamed.get(change.tool.as_str()).copied().unwrap_or(&change.tool);
+    old.tools.get(name)
+}
+
+/// Stable id of a finding: rule, tool and pointer, nothing that unrelated edits can move.
+#[must_use]
+pub fn fingerprint(rule: &str, tool: &str, pointer: &str) -> String {
+    let mut h = Sha256::new();
+    for part in [rule, tool, pointer] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Finds the pointer in the tool's file, climbing to the nearest parent that exists.
+fn locate(tool: &Tool, pointer: &str, sources: &Sources) -> Option<Location> {
+    let file = sources.get(tool.file);
+    let mut p = format!("{}{pointer}", tool.base);
+    loop {
+        if let Some(found) = crate::load::span::locate(&file.text, &p) {
+            let range = found.label_range(&file.text);
+            let (line, column) = file.line_column(range.start);
+            return Some(Location { file: tool.file, path: file.name.clone(), line, column, range });
+        }
+        let cut = p.rfind('/')?;
+        p.truncate(cut);
+    }
+}
+
+/// `issue.id`, `items[].name`, `$defs/Node.next`: a readable path from a schema pointer.
+#[must_use]
+pub fn readable_path(pointer: &str) -> String {
+    let tokens: Vec<String> = pointer_tokens(pointer).collect();
+    let mut out = String::new();
+    let mut i = 1; // skip inputSchema/outputSchema
+    while i < tokens.len() {
+        match tokens[i].as_str() {
+            "properties" if i + 1 < tokens.len() => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&tokens[i + 1]);
+                i += 2;
+            }
+            "items" | "additionalProperties" => {
+                out.push_str(if tokens[i] == "items" { "[]" } else { ".*" });
+                i += 1;
+            }
+            "$defs" | "definitions" if i + 1 < tokens.len() => {
+                out = format!("#/{}/{}", tokens[i], tokens[i + 1]);
+                i += 2;
+            }
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" if i + 1 < tokens.len() => {
+                out.push_str(&format!("<{} {}>", tokens[i], tokens[i + 1]));
+                i += 2;
+            }
+            _ => i += 1,
+        }
+    }
+    if out.is_empty() { "(root)".to_owned() } else { escape(&out) }
+}
+
+fn show(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 60 { format!("{}…", s.chars().take(59).collect::<String>()) } else { escape(&s) }
+}
+
+fn show_opt(v: Option<&Value>) -> String {
+    v.map_or_else(|| "(none)".to_owned(), show)
+}
+
+fn list_values(values: &[Value]) -> String {
+    let shown: Vec<String> = values.iter().take(5).map(show).collect();
+    let more = values.len().saturating_sub(5);
+    if more > 0 { format!("{} and {more} more", shown.join(", ")) } else { shown.join(", ") }
+}
+
+fn fate_text(fate: Fate) -> &'static str {
+    match fate {
+        Fate::Rejected => "old calls that still send it are now rejected (`additionalProperties: false`)",
+        Fate::Ignored => "old calls that still send it still validate, and the value is silently ignored",
+        Fate::Revalidated => {
+            "old calls that still send it are checked against `additionalProperties` and the value is then ignored"
+        }
+    }
+}
+
+/// Lower-case words of an identifier: `accountId` -> `account`, `id`.
+#[must_use]
+pub fn words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Output fields that identify something: consumers pass them to the next call.
+fn is_identifier(name: &str) -> bool {
+    let w = words(name);
+    let last = w.last().map_or("", String::as_str);
+    matches!(last, "id" | "ids" | "uuid" | "guid" | "key" | "url" | "uri" | "href" | "sha" | "number" | "slug" | "handle" | "ref")
+}
+
+/// Inputs that pick the target or scope of the action.
+const AUTHORITY: &[&str] = &[
+    "account", "accounts", "org", "orgs", "organization", "organisation", "owner", "repository", "repo", "repos",
+    "host", "hostname", "environment", "env", "region", "user", "users", "project", "tenant", "workspace", "path",
+    "url", "scope", "target", "visibility", "team", "namespace", "cluster", "domain", "endpoint", "server",
+    "database", "bucket", "subscription", "zone", "site", "channel", "recipient", "recipients", "as",
+];
+
+fn authority_word(name: &str) -> Option<String> {
+    words(name).into_iter().find(|w| AUTHORITY.contains(&w.as_str()))
+}
+
+fn side_word(side: Side) -> &'static str {
+    if side == Side::Input { "parameter" } else { "field" }
+}
+
+#[allow(clippy::too_many_lines, reason = "one arm per change kind; splitting would scatter the mapping")]
+fn draft(change: &Change, new_tool: Option<&Tool>) -> Draft {
+    use RuleId as R;
+    let path_of = |p: &Option<String>| p.as_deref().map_or_else(String::new, readable_path);
+    let old_path = path_of(&change.old_ptr);
+    let new_path = path_of(&change.new_ptr);
+    match &change.kind {
+        ChangeKind::ToolRemoved => Draft::new(R::ToolRemoved).old(),
+        ChangeKind::ToolAdded => Draft::new(R::ToolAdded),
+        ChangeKind::ToolRenamed { from } => {
+            let mut d = Draft::new(R::ToolRenamed).var("from", escape(from));
+            d.from = Some(from.clone());
+            d
+        }
+        ChangeKind::TitleChanged { old, new } => Draft::new(R::ToolTitleChanged)
+            .var("old", old.as_deref().map_or_else(|| "(none)".into(), escape))
+            .var("new", new.as_deref().map_or_else(|| "(none)".into(), escape)),
+        ChangeKind::Annotation { hint, old, new } => {
+            let rule = if hint_is_risky(hint, *new) { R::AnnotationRiskRaised } else { R::AnnotationRiskLowered };
+            Draft::new(rule).var("hint", *hint).var("old", old.to_string()).var("new", new.to_string())
+        }
+        ChangeKind::OutputSchemaAdded => Draft::new(R::OutputSchemaAdded),
+        ChangeKind::OutputSchemaRemoved => Draft::new(R::OutputSchemaRemoved).old(),
+        ChangeKind::DialectChanged { old, new } => Draft::new(R::SchemaDialectChanged)
+            .var("old", old.as_deref().map_or_else(|| "(none)".into(), escape))
+            .var("new", new.as_deref().map_or_else(|| "(none)".into(), escape)),
+        ChangeKind::Description { old, new } => {
+            let verdict = meaning::classify(old, new);
+            let what = match change.new_ptr.as_deref() {
+                Some("/description") | None => "the tool description".to_owned(),
+                Some(p) => format!("the description of `{}`", readable_path(p)),
+            };
+            let rule = if verdict.meaning { R::DescriptionMeaningChanged } else { R::DescriptionReworded };
+            let mut d = Draft::new(rule).var("what", what).var("trigger", verdict.trigger.clone());
+            d.notes.push(format!("edit: {}", verdict.diff));
+            d
+        }
+        ChangeKind::Schema { side, change: sc } => schema_draft(*side, sc, &old_path, &new_path, change, new_tool),
+    }
+}
+
+#[allow(clippy::too_many_lines, reason = "one arm per schema change kind")]
+fn schema_draft(side: Side, sc: &SchemaChange, old_path: &str, new_path: &str, change: &Change, new_tool: Option<&Tool>) -> Draft {
+    use RuleId as R;
+    let input = side == Side::Input;
+    let pick = |i: R, o: R| if input { i } else { o };
+    let kind = side_word(side);
+    match sc {
+        SchemaChange::PropertyRemoved { name, was_required, fate } => {
+            if input {
+                Draft::new(R::InputPropertyRemoved).old().var("path", old_path).var("effect", fate_text(*fate))
+            } else if is_identifier(name) {
+                Draft::new(R::OutputIdentifierRemoved).old().var("path", old_path).var("effect", "it is gone from results")
+            } else {
+                let d = Draft::new(R::OutputPropertyRemoved).old().var("path", old_path);
+                let d = d.var("presence", if *was_required { "always present" } else { "optional" });
+                if *was_required { d.severity(Severity::Error) } else { d.severity(Severity::Warning) }
+            }
+        }
+        SchemaChange::PropertyRenamed { from, to, fate } => {
+            let base = if input {
+                Draft::new(R::InputPropertyRenamed).var("effect", fate_text(*fate))
+            } else if is_identifier(from) {
+                Draft::new(R::OutputIdentifierRemoved).var("effect", format!("it was renamed to `{}`", escape(to)))
+            } else {
+                Draft::new(R::OutputPropertyRenamed)
+            };
+            let mut d = base.var("path", if input || !is_identifier(from) { new_path.to_owned() } else { old_path.to_owned() });
+            d = d.var("from", old_path).var("to", new_path).var("name", escape(to));
+            d.from = change.old_ptr.clone();
+            if !input && is_identifier(from) {
+                d.at_old = true;
+            }
+            d
+        }
+        SchemaChange::PropertyAdded { name, required, old_closed } => {
+            if input {
+                let description = new_tool
+                    .and_then(|t| change.new_ptr.as_deref().and_then(|p| t.value.pointer(&format!("{p}/description"))))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let word = authority_word(name).or_else(|| meaning::authority_in_text(description));
+                match word {
+                    Some(w) => Draft::new(R::InputAuthorityExpanded).var("path", new_path).var("word", w),
+                    None => Draft::new(R::InputPropertyAdded).var("path", new_path),
+                }
+            } else {
+                let d = Draft::new(R::OutputPropertyAdded)
+                    .var("path", new_path)
+                    .var("presence", if *required { "always present" } else { "optional" });
+                if *old_closed {
+                    d.severity(Severity::Error).var(
+                        "note",
+                        " The old schema had `additionalProperties: false`, so consumers that validate results reject it.",
+                    )
+                } else {
+                    d.var("note", "")
+                }
+            }
+        }
+        SchemaChange::RequiredAdded { name, new_property } => {
+            let path = join_path(old_path, name);
+            let how = if *new_property { format!("new required {kind}") } else { format!("existing {kind} made required") };
+            let d = Draft::new(pick(R::InputRequiredAdded, R::OutputRequiredAdded)).var("path", path).var("how", how);
+            if input && authority_word(name).is_some() {
+                d.var("extra", " It also selects the target of the action: approval given for the old shape does not cover it.")
+            } else {
+                d.var("extra", "")
+            }
+        }
+        SchemaChange::RequiredRemoved { name } => {
+            Draft::new(pick(R::InputRequiredRemoved, R::OutputRequiredRemoved)).var("path", join_path(old_path, name))
+        }
+        SchemaChange::Type { old, new } => {
+            let lost = old.minus(*new);
+            let gained = new.minus(*old);
+            let breaking = if input { !lost.is_empty() } else { !gained.is_empty() };
+            let rule = match (input, breaking) {
+                (true, true) => R::InputTypeNarrowed,
+                (true, false) => R::InputTypeWidened,
+                (false, true) => R::OutputTypeWidened,
+                (false, false) => R::OutputTypeNarrowed,
+            };
+            let detail = if lost == TypeSet::NULL && gained.is_empty() {
+                "no longer accepts `null`".to_owned()
+            } else if gained == TypeSet::NULL && lost.is_empty() {
+                "became nullable".to_owned()
+            } else if lost == TypeSet::FRACTION && gained.is_empty() {
+                "changed from `number` to `integer`".to_owned()
+            } else {
+                format!("changed from `{}` to `{}`", old.describe(), new.describe())
+            };
+            Draft::new(rule).var("path", new_path).var("detail", detail)
+        }
+        SchemaChange::Enum { removed, added, introduced, dropped } => {
+            let less = !removed.is_empty() || *introduced;
+            let more = !added.is_empty() || *dropped;
+            let breaking = if input { less } else { more };
+            let rule = match (input, breaking) {
+                (true, true) => R::InputEnumNarrowed,
+                (true, false) => R::InputEnumWidened,
+                (false, true) => R::OutputEnumWidened,
+                (false, false) => R::OutputEnumNarrowed,
+            };
+            let mut parts = Vec::new();
+            if *introduced {
+                parts.push("a fixed set of allowed values was introduced".to_owned());
+            }
+            if *dropped {
+                parts.push("the fixed set of allowed values was dropped".to_owned());
+            }
+            if !removed.is_empty() {
+                parts.push(format!("removed {}", list_values(removed)));
+            }
+            if !added.is_empty() {
+                parts.push(format!("added {}", list_values(added)));
+            }
+            Draft::new(rule).var("path", new_path).var("detail", parts.join("; "))
+        }
+        SchemaChange::Constraint { keyword, old, new, delta } => {
+            let breaking = if input { delta.less } else { delta.more };
+            let rule = match (input, breaking) {
+                (true, true) => R::InputConstraintTightened,
+                (true, false) => R::InputConstraintLoosened,
+                (false, true) => R::OutputConstraintLoosened,
+                (false, false) => R::OutputConstraintTightened,
+            };
+            Draft::new(rule)
+                .var("path", new_path)
+                .var("keyword", keyword.clone())
+                .var("old", show_opt(old.as_ref()))
+                .var("new", show_opt(new.as_ref()))
+        }
+        SchemaChange::Pattern { old, new } => Draft::new(pick(R::InputPatternChanged, R::OutputPatternChanged))
+            .var("path", new_path)
+            .var("old", old.as_deref().map_or_else(|| "(none)".into(), escape))
+            .var("new", new.as_deref().map_or_else(|| "(none)".into(), escape)),
+        SchemaChange::Format { old, new } => Draft::new(pick(R::InputFormatChanged, R::OutputFormatChanged))
+            .var("path", new_path)
+            .var("old", old.as_deref().map_or_else(|| "(none)".into(), escape))
+            .var("new", new.as_deref().map_or_else(|| "(none)".into(), escape)),
+        SchemaChange::AdditionalProperties { closed } => {
+            let rule = match (input, closed) {
+                (true, true) => R::InputAdditionalPropertiesClosed,
+                (true, false) => R::InputAdditionalPropertiesOpened,
+                (false, true) => R::OutputAdditionalPropertiesClosed,
+                (false, false) => R::OutputAdditionalPropertiesOpened,
+            };
+            Draft::new(rule).var("path", parent_path(new_path))
+        }
+        SchemaChange::Default { old, new } => {
+            Draft::new(R::InputDefaultChanged).var("path", new_path).var("old", show_opt(old.as_ref())).var("new", show_opt(new.as_ref()))
+        }
+        SchemaChange::Composition { keyword, detail, delta } => {
+            let breaking = if input { delta.less } else { delta.more };
+            let rule = match (input, breaking) {
+                (true, true) => R::InputCompositionNarrowed,
+                (true, false) => R::InputCompositionWidened,
+                (false, true) => R::OutputCompositionWidened,
+                (false, false) => R::OutputCompositionNarrowed,
+            };
+            let d = Draft::new(rule).var("path", parent_path(new_path)).var("keyword", keyword.clone()).var("detail", detail.clone());
+            if delta.less && !input { d.old() } else { d }
+        }
+        SchemaChange::CannotDecide { keyword, reason } => Draft::new(pick(R::InputCannotDecide, R::OutputCannotDecide))
+            .var("path", new_path)
+            .var("keyword", keyword.clone())
+            .var("reason", reason.clone()),
+    }
+}
+
+fn join_path(parent: &str, name: &str) -> String {
+    if parent == "(root)" || parent.is_empty() { escape(name) } else { format!("{parent}.{}", escape(name)) }
+}
+
+fn parent_path(path: &str) -> String {
+    path.strip_suffix(".*").unwrap_or(path).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readable_paths() {
+        assert_eq!(readable_path("/outputSchema/properties/issue/properties/id"), "issue.id");
+        assert_eq!(readable_path("/inputSchema/properties/tags/items"), "tags[]");
+        assert_eq!(readable_path("/inputSchema"), "(root)");
+        assert_eq!(readable_path("/inputSchema/$defs/Node/properties/next"), "#/$defs/Node.next");
+    }
+
+    #[test]
+    fn identifier_and_authority_words() {
+        for id in ["id", "issue_id", "issueId", "html_url", "sha", "number", "uuid"] {
+            assert!(is_identifier(id), "{id}");
+        }
+        for not in ["title", "identity", "keyword", "numbers_only"] {
+            assert!(!is_identifier(not), "{not}");
+        }
+        assert_eq!(authority_word("accountId").as_deref(), Some("account"));
+        assert_eq!(authority_word("limit"), None);
+    }
+
+    #[test]
+    fn fingerprints_are_stable() {
+        assert_eq!(fingerprint("a", "b", "/c"), fingerprint("a", "b", "/c"));
+        assert_ne!(fingerprint("a", "b", "/c"), fingerprint("a", "b", "/d"));
+    }
+}

@@ -1,0 +1,994 @@
+//! Stage 3, compare: a direction-aware walk over two snapshots that emits a closed set of typed
+//! [`Change`]s, each with JSON Pointers into the old and the new tool object.
+//!
+//! Takes two [`Snapshot`]s; returns changes in a deterministic order (tools by name, then walk order).
+//! Promises: a change under a keyword this stage does not model is reported as
+//! [`SchemaChange::CannotDecide`], never skipped; `$ref` cycles and any nesting depth terminate
+//! (a pair of references already under comparison is assumed compatible, as in coinductive proofs);
+//! no network access, ever. Tools are compared in parallel; the order of the result does not depend on
+//! the thread count.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+use crate::load::span::escape_token;
+use crate::load::{Snapshot, Tool};
+use crate::schema::{self, At, RefProblem, TypeSet, View, json_eq, num_cmp};
+
+/// Which way a schema is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// `inputSchema`: the new schema must accept every old call.
+    Input,
+    /// `outputSchema`: the old schema must accept every new result.
+    Output,
+}
+
+/// How the set of instances a schema accepts moved: `less` when some old instance is now rejected,
+/// `more` when some instance is accepted that was not before. Both can hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Delta {
+    pub less: bool,
+    pub more: bool,
+}
+
+impl Delta {
+    const LESS: Delta = Delta { less: true, more: false };
+    const MORE: Delta = Delta { less: false, more: true };
+
+    fn of(less: bool, more: bool) -> Delta {
+        Delta { less, more }
+    }
+}
+
+/// What happens to an argument that old callers still send under a name the new schema no longer
+/// declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// `additionalProperties: false`: the call is rejected.
+    Rejected,
+    /// The schema is open: validation passes and the server ignores the value.
+    Ignored,
+    /// `additionalProperties` is a schema: the value is validated against it and then ignored.
+    Revalidated,
+}
+
+/// One typed change inside a schema.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SchemaChange {
+    PropertyRemoved { name: String, was_required: bool, fate: Fate },
+    PropertyAdded { name: String, required: bool, old_closed: bool },
+    PropertyRenamed { from: String, to: String, fate: Fate },
+    RequiredAdded { name: String, new_property: bool },
+    RequiredRemoved { name: String },
+    Type { old: TypeSet, new: TypeSet },
+    Enum { removed: Vec<Value>, added: Vec<Value>, introduced: bool, dropped: bool },
+    Constraint { keyword: String, old: Option<Value>, new: Option<Value>, delta: Delta },
+    Pattern { old: Option<String>, new: Option<String> },
+    Format { old: Option<String>, new: Option<String> },
+    AdditionalProperties { closed: bool },
+    Default { old: Option<Value>, new: Option<Value> },
+    Composition { keyword: String, detail: String, delta: Delta },
+    CannotDecide { keyword: String, reason: String },
+}
+
+/// One typed change of a tool.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChangeKind {
+    ToolRemoved,
+    ToolAdded,
+    ToolRenamed { from: String },
+    TitleChanged { old: Option<String>, new: Option<String> },
+    Annotation { hint: &'static str, old: bool, new: bool },
+    OutputSchemaAdded,
+    OutputSchemaRemoved,
+    DialectChanged { old: Option<String>, new: Option<String> },
+    Description { old: String, new: String },
+    Schema { side: Side, change: SchemaChange },
+}
+
+/// A change with where it happened. Pointers are relative to the tool object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    /// The tool's name in the new snapshot (the old one for removals).
+    pub tool: String,
+    pub kind: ChangeKind,
+    pub old_ptr: Option<String>,
+    pub new_ptr: Option<String>,
+}
+
+/// The effective annotation hints with the MCP defaults applied.
+pub const HINTS: &[(&str, bool)] =
+    &[("readOnlyHint", false), ("destructiveHint", true), ("idempotentHint", false), ("openWorldHint", true)];
+
+/// Whether a hint value is the riskier one.
+#[must_use]
+pub fn hint_is_risky(hint: &str, value: bool) -> bool {
+    match hint {
+        "readOnlyHint" | "idempotentHint" => !value,
+        _ => value,
+    }
+}
+
+/// Nesting deeper than this is reported as "cannot decide" rather than walked.
+const MAX_DEPTH: usize = 96;
+/// Longest chain of `$ref` hops followed before giving up.
+const MAX_REF_HOPS: usize = 64;
+
+/// Compares two snapshots.
+#[must_use]
+pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
+    let removed: Vec<&Tool> = old.tools.values().filter(|t| !new.tools.contains_key(&t.name)).collect();
+    let added: Vec<&Tool> = new.tools.values().filter(|t| !old.tools.contains_key(&t.name)).collect();
+    let renames = pair_renamed_tools(&removed, &added);
+    let renamed_old: HashSet<&str> = renames.iter().map(|(o, _)| o.name.as_str()).collect();
+    let renamed_new: HashSet<&str> = renames.iter().map(|(_, n)| n.name.as_str()).collect();
+
+    let mut pairs: Vec<(&Tool, &Tool)> =
+        old.tools.values().filter_map(|o| new.tools.get(&o.name).map(|n| (o, n))).collect();
+    pairs.extend(renames.iter().copied());
+    pairs.sort_by(|a, b| a.1.name.cmp(&b.1.name));
+
+    let mut changes: Vec<Change> = Vec::new();
+    for t in &removed {
+        if !renamed_old.contains(t.name.as_str()) {
+            changes.push(Change { tool: t.name.clone(), kind: ChangeKind::ToolRemoved, old_ptr: Some(String::new()), new_ptr: None });
+        }
+    }
+    for t in &added {
+        if !renamed_new.contains(t.name.as_str()) {
+            changes.push(Change { tool: t.name.clone(), kind: ChangeKind::ToolAdded, old_ptr: None, new_ptr: Some(String::new()) });
+        }
+    }
+    for (o, n) in &renames {
+        changes.push(Change {
+            tool: n.name.clone(),
+            kind: ChangeKind::ToolRenamed { from: o.name.clone() },
+            old_ptr: Some("/name".into()),
+            new_ptr: Some("/name".into()),
+        });
+    }
+    let per_tool: Vec<Vec<Change>> = pairs.par_iter().map(|(o, n)| compare_tool(o, n)).collect();
+    changes.extend(per_tool.into_iter().flatten());
+    changes
+}
+
+/// Pairs removed and added tools that are clearly the same tool under a new name: similar names and
+/// mostly the same parameters.
+fn pair_renamed_tools<'a>(removed: &[&'a Tool], added: &[&'a Tool]) -> Vec<(&'a Tool, &'a Tool)> {
+    let mut candidates = Vec::new();
+    for (i, o) in removed.iter().enumerate() {
+        for (j, n) in added.iter().enumerate() {
+            let name = name_similarity(&o.name, &n.name);
+            let params = jaccard(&param_names(o), &param_names(n));
+            let score = 0.6 * name + 0.4 * params;
+            if name >= 0.75 && params >= 0.5 && score >= 0.8 {
+                candidates.push((score, i, j));
+            }
+        }
+    }
+    assign(candidates).into_iter().map(|(i, j)| (removed[i], added[j])).collect()
+}
+
+fn param_names(tool: &Tool) -> BTreeSet<String> {
+    tool.value
+        .pointer("/inputSchema/properties")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().map(|k| normalize_name(k)).collect())
+        .unwrap_or_default()
+}
+
+fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let inter = a.intersection(b).count();
+    let union = a.union(b).count();
+    #[allow(clippy::cast_precision_loss, reason = "counts of properties are small")]
+    let score = inter as f64 / union as f64;
+    score
+}
+
+/// Greedy assignment by descending score: each index is used once. Ties break by index so the result
+/// is deterministic.
+fn assign(mut candidates: Vec<(f64, usize, usize)>) -> Vec<(usize, usize)> {
+    candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let (mut used_a, mut used_b) = (HashSet::new(), HashSet::new());
+    let mut out = Vec::new();
+    for (_, i, j) in candidates {
+        if used_a.contains(&i) || used_b.contains(&j) {
+            continue;
+        }
+        used_a.insert(i);
+        used_b.insert(j);
+        out.push((i, j));
+    }
+    out
+}
+
+/// Lower-case words of an identifier, joined: `issueNumber`, `issue_number` and `issue-number` all
+/// become `issuenumber`.
+#[must_use]
+pub fn normalize_name(name: &str) -> String {
+    name.chars().filter(char::is_ascii_alphanumeric).flat_map(|c| c.to_lowercase()).collect::<String>()
+        + &name.chars().filter(|c| !c.is_ascii() && c.is_alphanumeric()).collect::<String>()
+}
+
+/// How likely two identifiers name the same thing, from 0 to 1.
+#[must_use]
+pub fn name_similarity(a: &str, b: &str) -> f64 {
+    let (x, y) = (normalize_name(a), normalize_name(b));
+    if x.is_empty() || y.is_empty() {
+        return 0.0;
+    }
+    if x == y {
+        return 1.0;
+    }
+    let (short, long) = if x.len() <= y.len() { (&x, &y) } else { (&y, &x) };
+    // `q` -> `query`, `repo` -> `repository`: an abbreviation is a prefix of the full word.
+    if long.starts_with(short.as_str()) {
+        return 0.85;
+    }
+    strsim::jaro_winkler(&x, &y)
+}
+
+fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
+    let tool = new.name.clone();
+    let (o, n) = (&old.value, &new.value);
+    let mut out = Vec::new();
+    let mut push = |kind, old_ptr: Option<String>, new_ptr: Option<String>| {
+        out.push(Change { tool: tool.clone(), kind, old_ptr, new_ptr });
+    };
+    for ptr in ["/title", "/annotations/title"] {
+        let (a, b) = (str_at(o, ptr), str_at(n, ptr));
+        if a != b {
+            push(ChangeKind::TitleChanged { old: a.map(str::to_owned), new: b.map(str::to_owned) }, present(o, ptr), present(n, ptr));
+        }
+    }
+    if let (a, b) = (str_at(o, "/description").unwrap_or(""), str_at(n, "/description").unwrap_or("")) && a != b {
+        push(
+            ChangeKind::Description { old: a.to_owned(), new: b.to_owned() },
+            present(o, "/description"),
+            present(n, "/description"),
+        );
+    }
+    for (hint, default) in HINTS {
+        let ptr = format!("/annotations/{hint}");
+        let a = o.pointer(&ptr).and_then(Value::as_bool).unwrap_or(*default);
+        let b = n.pointer(&ptr).and_then(Value::as_bool).unwrap_or(*default);
+        if a != b {
+            push(ChangeKind::Annotation { hint, old: a, new: b }, present(o, &ptr), present(n, &ptr));
+        }
+    }
+    for root in ["/inputSchema", "/outputSchema"] {
+        let ptr = format!("{root}/$schema");
+        let (a, b) = (str_at(o, &ptr), str_at(n, &ptr));
+        if a != b {
+            push(
+                ChangeKind::DialectChanged { old: a.map(str::to_owned), new: b.map(str::to_owned) },
+                present(o, &ptr),
+                present(n, &ptr),
+            );
+        }
+    }
+    drop(push);
+
+    let empty = Value::Object(Map::new());
+    let (oi, ni) = (o.get("inputSchema").unwrap_or(&empty), n.get("inputSchema").unwrap_or(&empty));
+    Walker::new(&tool, Side::Input, oi, ni, "/inputSchema", &mut out).walk(oi, "/inputSchema".into(), ni, "/inputSchema".into());
+    match (o.get("outputSchema"), n.get("outputSchema")) {
+        (None, None) => {}
+        (None, Some(_)) => out.push(Change {
+            tool: tool.clone(),
+            kind: ChangeKind::OutputSchemaAdded,
+            old_ptr: None,
+            new_ptr: Some("/outputSchema".into()),
+        }),
+        (Some(_), None) => out.push(Change {
+            tool: tool.clone(),
+            kind: ChangeKind::OutputSchemaRemoved,
+            old_ptr: Some("/outputSchema".into()),
+            new_ptr: None,
+        }),
+        (Some(a), Some(b)) => {
+            Walker::new(&tool, Side::Output, a, b, "/outputSchema", &mut out).walk(a, "/outputSchema".into(), b, "/outputSchema".into());
+        }
+    }
+    dedupe(out)
+}
+
+/// A `$defs` entry reached from several places is compared once per place; report it once.
+fn dedupe(changes: Vec<Change>) -> Vec<Change> {
+    let mut seen = HashSet::new();
+    changes
+        .into_iter()
+        .filter(|c| seen.insert((format!("{:?}", c.kind), c.old_ptr.clone(), c.new_ptr.clone())))
+        .collect()
+}
+
+fn str_at<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
+    v.pointer(ptr).and_then(Value::as_str)
+}
+
+fn present(v: &Value, ptr: &str) -> Option<String> {
+    v.pointer(ptr).map(|_| ptr.to_owned())
+}
+
+static TRUE: Value = Value::Bool(true);
+
+/// The recursive walk over one pair of schemas.
+struct Walker<'a, 'o> {
+    tool: &'a str,
+    side: Side,
+    old_root: &'a Value,
+    new_root: &'a Value,
+    /// Pointer of the schema roots within the tool (`/inputSchema`).
+    base: &'a str,
+    out: &'o mut Vec<Change>,
+    /// Pairs of reference targets under comparison (coinduction).
+    in_progress: HashSet<(String, String)>,
+    depth: usize,
+}
+
+impl<'a, 'o> Walker<'a, 'o> {
+    fn new(tool: &'a str, side: Side, old_root: &'a Value, new_root: &'a Value, base: &'a str, out: &'o mut Vec<Change>) -> Self {
+        Walker { tool, side, old_root, new_root, base, out, in_progress: HashSet::new(), depth: 0 }
+    }
+
+    fn emit(&mut self, change: SchemaChange, old_ptr: Option<String>, new_ptr: Option<String>) {
+        self.out.push(Change {
+            tool: self.tool.to_owned(),
+            kind: ChangeKind::Schema { side: self.side, change },
+            old_ptr,
+            new_ptr,
+        });
+    }
+
+    fn cannot_decide(&mut self, keyword: &str, reason: String, op: &str, np: &str) {
+        self.emit(SchemaChange::CannotDecide { keyword: keyword.to_owned(), reason }, Some(op.to_owned()), Some(np.to_owned()));
+    }
+
+    /// Follows `$ref` while the schema is nothing but a reference (annotations aside). Returns the
+    /// target and its pointer, or the problem that stopped resolution.
+    fn deref(&self, root: &'a Value, mut schema: &'a Value, mut ptr: String) -> Result<(&'a Value, String, bool), RefProblem> {
+        let mut followed = false;
+        for _ in 0..MAX_REF_HOPS {
+            let Some(map) = schema.as_object() else { return Ok((schema, ptr, followed)) };
+            if let Some(d) = map.get("$dynamicRef").or_else(|| map.get("$recursiveRef")) {
+                return Err(RefProblem::Dynamic(d.as_str().unwrap_or("?").to_owned()));
+            }
+            let Some(reference) = map.get("$ref").and_then(Value::as_str) else { return Ok((schema, ptr, followed)) };
+            let only_ref = map.keys().all(|k| k == "$ref" || schema::ANNOTATIONS.contains(&k.as_str()));
+            if !only_ref {
+                // `$ref` beside other validation keywords; the caller compares it as a keyword.
+                return Ok((schema, ptr, followed));
+            }
+            let (target_ptr, target) = schema::resolve(root, reference)?;
+            schema = target;
+            ptr = format!("{}{target_ptr}", self.base);
+            followed = true;
+        }
+        Err(RefProblem::Unresolved(format!("a chain of more than {MAX_REF_HOPS} references")))
+    }
+
+    fn walk(&mut self, o: &'a Value, op: String, n: &'a Value, np: String) {
+        if o == n && !schema::contains_ref(o) {
+            return;
+        }
+        if self.depth >= MAX_DEPTH {
+            self.cannot_decide("", format!("schemas nested deeper than {MAX_DEPTH} levels are not compared"), &op, &np);
+            return;
+        }
+        let (o2, op2, of) = match self.deref(self.old_root, o, op.clone()) {
+            Ok(x) => x,
+            Err(problem) => return self.ref_problem(o, n, &problem, &op, &np),
+        };
+        let (n2, np2, nf) = match self.deref(self.new_root, n, np.clone()) {
+            Ok(x) => x,
+            Err(problem) => return self.ref_problem(o, n, &problem, &op, &np),
+        };
+        if of || nf {
+            let key = (op2.clone(), np2.clone());
+            if !self.in_progress.insert(key.clone()) {
+                return; // Already comparing this pair further up: assume compatible (coinduction).
+            }
+            self.depth += 1;
+            self.walk_resolved(o2, op2, n2, np2);
+            self.depth -= 1;
+            self.in_progress.remove(&key);
+        } else {
+            self.depth += 1;
+            self.walk_resolved(o2, op2, n2, np2);
+            self.depth -= 1;
+        }
+    }
+
+    fn ref_problem(&mut self, o: &Value, n: &Value, problem: &RefProblem, op: &str, np: &str) {
+        // An unresolvable reference that is written the same on both sides, with the same siblings, is
+        // the same opaque schema.
+        if o == n {
+            return;
+        }
+        let reason = match problem {
+            RefProblem::Remote(r) => format!("`$ref: {r}` leaves the document and is never fetched"),
+            RefProblem::Dynamic(r) => format!("dynamic reference `{r}` is not followed"),
+            RefProblem::Unresolved(r) => format!("reference `{r}` does not resolve"),
+        };
+        self.cannot_decide("$ref", reason, op, np);
+    }
+
+    fn walk_resolved(&mut self, o: &'a Value, op: String, n: &'a Value, np: String) {
+        let vo = View::new(o, &op);
+        let vn = View::new(n, &np);
+        self.unmodelled(&vo, &vn);
+        if let (Some(a), Some(b)) = (vo.get("$ref"), vn.get("$ref")) {
+            // `$ref` with sibling keywords: compare the targets as one more keyword.
+            let (a, b) = (a.clone(), b.clone());
+            self.walk_ref_keyword(&a, &b);
+        } else if vo.get("$ref").is_some() || vn.get("$ref").is_some() {
+            self.cannot_decide("$ref", "a `$ref` beside other keywords was added or removed".into(), &op, &np);
+        }
+        self.types_and_values(&vo, &vn);
+        let common = vo.types.intersect(vn.types);
+        if common.intersects(TypeSet::NUMBER) {
+            self.numbers(&vo, &vn, common);
+        }
+        if common.intersects(TypeSet::STRING) {
+            self.lengths(&vo, &vn, &["minLength", "maxLength"]);
+            self.strings(&vo, &vn);
+        }
+        if common.intersects(TypeSet::ARRAY) {
+            self.lengths(&vo, &vn, &["minItems", "maxItems"]);
+            self.arrays(&vo, &vn);
+        }
+        if common.intersects(TypeSet::OBJECT) {
+            self.lengths(&vo, &vn, &["minProperties", "maxProperties"]);
+            self.objects(&vo, &vn);
+        }
+        for keyword in ["anyOf", "oneOf", "allOf"] {
+            self.composition(keyword, &vo, &vn);
+        }
+        self.annotations(o, &op, n, &np);
+    }
+
+    fn walk_ref_keyword(&mut self, a: &At<'a>, b: &At<'a>) {
+        let wrap_o = a.value;
+        let wrap_n = b.value;
+        // Resolve one hop by building a synthetic `{"$ref": ..}` view.
+        let (ra, rb) = (wrap_o.as_str().unwrap_or(""), wrap_n.as_str().unwrap_or(""));
+        match (schema::resolve(self.old_root, ra), schema::resolve(self.new_root, rb)) {
+            (Ok((pa, ta)), Ok((pb, tb))) => self.walk(ta, format!("{}{pa}", self.base), tb, format!("{}{pb}", self.base)),
+            (Err(p), _) | (_, Err(p)) => {
+                if ra != rb {
+                    let (op, np) = (a.ptr.clone(), b.ptr.clone());
+                    self.ref_problem(wrap_o, wrap_n, &p, &op, &np);
+                }
+            }
+        }
+    }
+
+    /// Any change under a keyword the walk does not model is "cannot decide".
+    fn unmodelled(&mut self, vo: &View<'a>, vn: &View<'a>) {
+        for keyword in schema::UNMODELLED {
+            let (a, b) = (vo.get(keyword), vn.get(keyword));
+            let same = match (a, b) {
+                (None, None) => true,
+                (Some(x), Some(y)) => x.value == y.value && !schema::contains_ref(x.value),
+                _ => false,
+            };
+            if !same {
+                let op = a.map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
+                let np = b.map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
+                let what = match (a, b) {
+                    (None, Some(_)) => "was added",
+                    (Some(_), None) => "was removed",
+                    _ => "changed",
+                };
+                self.cannot_decide(keyword, format!("`{keyword}` {what}; its effect on validity is not analyzed yet"), &op, &np);
+            }
+        }
+    }
+
+    fn types_and_values(&mut self, vo: &View<'a>, vn: &View<'a>) {
+        let type_ptrs = || (vo.types_at.clone().or_else(|| Some(vo.ptr.clone())), vn.types_at.clone().or_else(|| Some(vn.ptr.clone())));
+        if vo.values.is_none() && vn.values.is_none() {
+            let lost = vo.types.minus(vn.types);
+            let gained = vn.types.minus(vo.types);
+            if !lost.is_empty() || !gained.is_empty() {
+                let (a, b) = type_ptrs();
+                self.emit(SchemaChange::Type { old: vo.types, new: vn.types }, a, b);
+            }
+            return;
+        }
+        let accepts = |v: &View<'_>, x: &Value| {
+            v.types.admits(x) && v.values.as_ref().is_none_or(|(list, _)| list.iter().any(|w| json_eq(x, w)))
+        };
+        let finite_domain = |v: &View<'_>| -> Option<Vec<Value>> {
+            if let Some((list, _)) = &v.values {
+                return Some(list.iter().filter(|x| v.types.admits(x)).map(|x| (*x).clone()).collect());
+            }
+            if TypeSet::NULL.union(TypeSet::BOOLEAN).contains(v.types) {
+                let all = [Value::Null, Value::Bool(false), Value::Bool(true)];
+                return Some(all.into_iter().filter(|x| v.types.admits(x)).collect());
+            }
+            None
+        };
+        let (old_dom, new_dom) = (finite_domain(vo), finite_domain(vn));
+        let removed: Vec<Value> = old_dom.as_ref().map(|d| fast_difference(d, vn, &accepts)).unwrap_or_default();
+        let added: Vec<Value> = new_dom.as_ref().map(|d| fast_difference(d, vo, &accepts)).unwrap_or_default();
+        let introduced = old_dom.is_none() && new_dom.is_some();
+        let dropped = old_dom.is_some() && new_dom.is_none();
+        if removed.is_empty() && added.is_empty() && !introduced && !dropped {
+            return;
+        }
+        let optr = vo.values.as_ref().map(|(_, p)| p.clone()).or_else(|| vo.types_at.clone()).unwrap_or_else(|| vo.ptr.clone());
+        let nptr = vn.values.as_ref().map(|(_, p)| p.clone()).or_else(|| vn.types_at.clone()).unwrap_or_else(|| vn.ptr.clone());
+        self.emit(SchemaChange::Enum { removed, added, introduced, dropped }, Some(optr), Some(nptr));
+    }
+
+    fn numbers(&mut self, vo: &View<'a>, vn: &View<'a>, common: TypeSet) {
+        let integers_only = !common.intersects(TypeSet::FRACTION);
+        for lower in [true, false] {
+            let a = bound(vo, lower, integers_only);
+            let b = bound(vn, lower, integers_only);
+            let (tighter, looser) = compare_bounds(a.as_ref(), b.as_ref(), lower);
+            if tighter || looser {
+                let keyword = b.as_ref().or(a.as_ref()).map_or(if lower { "minimum" } else { "maximum" }, |x| x.keyword);
+                let op = a.as_ref().map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
+                let np = b.as_ref().map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
+                self.emit(
+                    SchemaChange::Constraint {
+                        keyword: keyword.to_owned(),
+                        old: a.map(|x| x.written),
+                        new: b.map(|x| x.written),
+                        delta: Delta::of(tighter, looser),
+                    },
+                    Some(op),
+                    Some(np),
+                );
+            }
+        }
+        let (a, b) = (vo.get("multipleOf"), vn.get("multipleOf"));
+        let delta = match (a.and_then(|x| x.value.as_f64()), b.and_then(|x| x.value.as_f64())) {
+            (None, None) => return,
+            (Some(_), None) => Delta::MORE,
+            (None, Some(_)) => Delta::LESS,
+            (Some(x), Some(y)) if x == y => return,
+            (Some(x), Some(y)) => {
+                // New accepts every old value iff old's step is a multiple of new's step.
+                let old_in_new = divides(y, x);
+                let new_in_old = divides(x, y);
+                Delta::of(!old_in_new, !new_in_old)
+            }
+        };
+        self.constraint("multipleOf", vo, vn, delta);
+    }
+
+    fn constraint(&mut self, keyword: &str, vo: &View<'a>, vn: &View<'a>, delta: Delta) {
+        let (a, b) = (vo.get(keyword), vn.get(keyword));
+        let op = a.map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
+        let np = b.map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
+        self.emit(
+            SchemaChange::Constraint {
+                keyword: keyword.to_owned(),
+                old: a.map(|x| x.value.clone()),
+                new: b.map(|x| x.value.clone()),
+                delta,
+            },
+            Some(op),
+            Some(np),
+        );
+    }
+
+    /// `min*`/`max*` counts: a larger minimum or a smaller maximum accepts less.
+    fn lengths(&mut self, vo: &View<'a>, vn: &View<'a>, keywords: &[&str; 2]) {
+        for (i, keyword) in keywords.iter().enumerate() {
+            let get = |v: &View<'a>| v.get(keyword).and_then(|x| x.value.as_f64());
+            let (a, b) = (get(vo), get(vn));
+            let is_min = i == 0;
+            let norm = |x: Option<f64>| x.unwrap_or(if is_min { 0.0 } else { f64::INFINITY });
+            let (x, y) = (norm(a), norm(b));
+            if x == y {
+                continue;
+            }
+            let tighter = if is_min { y > x } else { y < x };
+            self.constraint(keyword, vo, vn, Delta::of(tighter, !tighter));
+        }
+    }
+
+    fn strings(&mut self, vo: &View<'a>, vn: &View<'a>) {
+        let text = |v: &View<'a>, k: &str| v.get(k).map(|x| x.value.as_str().map_or_else(|| x.value.to_string(), str::to_owned));
+        let (a, b) = (text(vo, "pattern"), text(vn, "pattern"));
+        if a != b {
+            let op = vo.get("pattern").map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
+            let np = vn.get("pattern").map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
+            if b.is_none() {
+                self.emit(
+                    SchemaChange::Constraint { keyword: "pattern".into(), old: a.map(Value::String), new: None, delta: Delta::MORE },
+                    Some(op),
+                    Some(np),
+                );
+            } else {
+                self.emit(SchemaChange::Pattern { old: a, new: b }, Some(op), Some(np));
+            }
+        }
+        let (a, b) = (text(vo, "format"), text(vn, "format"));
+        if a != b {
+            let op = vo.get("format").map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
+            let np = vn.get("format").map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
+            self.emit(SchemaChange::Format { old: a, new: b }, Some(op), Some(np));
+        }
+    }
+
+    fn arrays(&mut self, vo: &View<'a>, vn: &View<'a>) {
+        let flag = |v: &View<'a>| v.get("uniqueItems").and_then(|x| x.value.as_bool()).unwrap_or(false);
+        let (a, b) = (flag(vo), flag(vn));
+        if a != b {
+            self.constraint("uniqueItems", vo, vn, Delta::of(b, a));
+        }
+        match (vo.get("prefixItems"), vn.get("prefixItems")) {
+            (None, None) => {}
+            (Some(a), Some(b)) => {
+                let (la, lb) = (a.value.as_array(), b.value.as_array());
+                match (la, lb) {
+                    (Some(la), Some(lb)) if la.len() == lb.len() => {
+                        for (i, (x, y)) in la.iter().zip(lb).enumerate() {
+                            self.walk(x, format!("{}/{i}", a.ptr), y, format!("{}/{i}", b.ptr));
+                        }
+                    }
+                    _ => {
+                        let (op, np) = (a.ptr.clone(), b.ptr.clone());
+                        self.cannot_decide("prefixItems", "the tuple length changed".into(), &op, &np);
+                    }
+                }
+            }
+            (a, b) => {
+                let op = a.map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
+                let np = b.map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
+                self.cannot_decide("prefixItems", "a tuple form was added or removed".into(), &op, &np);
+            }
+        }
+        let (a, b) = (vo.get("items"), vn.get("items"));
+        if a.is_some() || b.is_some() {
+            let (ov, op) = a.map_or((&TRUE, format!("{}/items", vo.ptr)), |x| (x.value, x.ptr.clone()));
+            let (nv, np) = b.map_or((&TRUE, format!("{}/items", vn.ptr)), |x| (x.value, x.ptr.clone()));
+            self.walk(ov, op, nv, np);
+        }
+    }
+
+    #[allow(clippy::too_many_lines, reason = "one pass over the object keywords reads best in one place")]
+    fn objects(&mut self, vo: &View<'a>, vn: &View<'a>) {
+        let props = |v: &View<'a>| -> BTreeMap<&'a str, At<'a>> {
+            let Some(at) = v.get("properties") else { return BTreeMap::new() };
+            at.value
+                .as_object()
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, s)| (k.as_str(), At { value: s, ptr: format!("{}/{}", at.ptr, escape_token(k)) }))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let required = |v: &View<'a>| -> BTreeSet<&'a str> {
+            v.get("required").and_then(|x| x.value.as_array()).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default()
+        };
+        let (po, pn) = (props(vo), props(vn));
+        let (ro, rn) = (required(vo), required(vn));
+        let ap = |v: &View<'a>| v.get("additionalProperties").map(|x| x.value);
+        let closed = |v: &View<'a>| {
+            matches!(ap(v), Some(Value::Bool(false)))
+                || matches!(v.get("unevaluatedProperties").map(|x| x.value), Some(Value::Bool(false)))
+        };
+        let fate_in = |v: &View<'a>| {
+            if closed(v) {
+                Fate::Rejected
+            } else if matches!(ap(v), Some(Value::Object(_))) || v.get("patternProperties").is_some() {
+                Fate::Revalidated
+            } else {
+                Fate::Ignored
+            }
+        };
+        let new_fate = fate_in(vn);
+        let old_closed = closed(vo);
+
+        let removed: Vec<&str> = po.keys().filter(|k| !pn.contains_key(*k)).copied().collect();
+        let added: Vec<&str> = pn.keys().filter(|k| !po.contains_key(*k)).copied().collect();
+        let renames = pair_renamed_properties(&removed, &added, &po, &pn, &ro, &rn);
+        let renamed_from: HashMap<&str, &str> = renames.iter().map(|(a, b)| (*a, *b)).collect();
+        let renamed_to: HashSet<&str> = renames.iter().map(|(_, b)| *b).collect();
+        let required_at = |v: &View<'a>| v.get("required").map_or_else(|| v.ptr.clone(), |x| x.ptr.clone());
+
+        for (name, a) in &po {
+            if let Some(b) = pn.get(name) {
+                self.walk(a.value, a.ptr.clone(), b.value, b.ptr.clone());
+            } else if let Some(to) = renamed_from.get(name) {
+                let b = &pn[to];
+                self.emit(
+                    SchemaChange::PropertyRenamed { from: (*name).to_owned(), to: (*to).to_owned(), fate: new_fate },
+                    Some(a.ptr.clone()),
+                    Some(b.ptr.clone()),
+                );
+                if rn.contains(to) && !ro.contains(name) {
+                    self.emit(SchemaChange::RequiredAdded { name: (*to).to_owned(), new_property: false }, Some(required_at(vo)), Some(required_at(vn)));
+                }
+                self.walk(a.value, a.ptr.clone(), b.value, b.ptr.clone());
+            } else {
+                self.emit(
+                    SchemaChange::PropertyRemoved { name: (*name).to_owned(), was_required: ro.contains(name), fate: new_fate },
+                    Some(a.ptr.clone()),
+                    Some(vn.get("properties").map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone())),
+                );
+            }
+        }
+        for name in &added {
+            if renamed_to.contains(name) {
+                continue;
+            }
+            let b = &pn[name];
+            let op = Some(vo.get("properties").map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone()));
+            if rn.contains(name) && self.side == Side::Input {
+                self.emit(SchemaChange::RequiredAdded { name: (*name).to_owned(), new_property: true }, op, Some(b.ptr.clone()));
+            } else {
+                self.emit(SchemaChange::PropertyAdded { name: (*name).to_owned(), required: rn.contains(name), old_closed }, op, Some(b.ptr.clone()));
+                if let Some(a) = ap(vo).filter(|s| s.is_object()) {
+                    // The name used to fall under `additionalProperties`: compare against that schema.
+                    let ptr = format!("{}/additionalProperties", vo.ptr);
+                    self.walk(a, ptr, b.value, b.ptr.clone());
+                }
+            }
+        }
+        for name in rn.difference(&ro) {
+            let known_before = po.contains_key(name) || !pn.contains_key(name);
+            if known_before && !renamed_from.contains_key(name) {
+                self.emit(SchemaChange::RequiredAdded { name: (*name).to_owned(), new_property: false }, Some(required_at(vo)), Some(required_at(vn)));
+            }
+        }
+        for name in ro.difference(&rn) {
+            // A removed or renamed property already says it.
+            if pn.contains_key(name) || (!po.contains_key(name) && !renamed_from.contains_key(name)) {
+                self.emit(SchemaChange::RequiredRemoved { name: (*name).to_owned() }, Some(required_at(vo)), Some(required_at(vn)));
+            }
+        }
+
+        let (a, b) = (ap(vo), ap(vn));
+        let (pa, pb) = (
+            vo.get("additionalProperties").map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone()),
+            vn.get("additionalProperties").map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone()),
+        );
+        match (a, b) {
+            (x, y) if x == y && !x.is_some_and(schema::contains_ref) => {}
+            (x, Some(Value::Bool(false))) if x != Some(&Value::Bool(false)) => {
+                self.emit(SchemaChange::AdditionalProperties { closed: true }, Some(pa), Some(pb));
+            }
+            (Some(Value::Bool(false)), _) => {
+                self.emit(SchemaChange::AdditionalProperties { closed: false }, Some(pa), Some(pb));
+            }
+            (x, y) => self.walk(x.unwrap_or(&TRUE), pa, y.unwrap_or(&TRUE), pb),
+        }
+    }
+
+    fn composition(&mut self, keyword: &str, vo: &View<'a>, vn: &View<'a>) {
+        let (a, b) = (vo.get(keyword), vn.get(keyword));
+        let (a, b) = match (a, b) {
+            (None, None) => return,
+            (Some(x), Some(y)) if x.value == y.value && !schema::contains_ref(x.value) => return,
+            (Some(x), Some(y)) => (x.clone(), y.clone()),
+            (x, y) => {
+                let op = x.map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
+                let np = y.map_or_else(|| vn.ptr.clone(), |y| y.ptr.clone());
+                let what = if x.is_none() { "was added" } else { "was removed" };
+                self.cannot_decide(keyword, format!("`{keyword}` {what}"), &op, &np);
+                return;
+            }
+        };
+        let (Some(la), Some(lb)) = (a.value.as_array(), b.value.as_array()) else {
+            return self.cannot_decide(keyword, format!("`{keyword}` is not an array"), &a.ptr, &b.ptr);
+        };
+        // Identical branches pair first; the rest pair by position among the unmatched.
+        let mut used_b = vec![false; lb.len()];
+        let mut unmatched_a = Vec::new();
+        for (i, x) in la.iter().enumerate() {
+            if let Some(j) = (0..lb.len()).find(|&j| !used_b[j] && lb[j] == *x) {
+                used_b[j] = true;
+                if schema::contains_ref(x) {
+                    self.walk(x, format!("{}/{i}", a.ptr), &lb[j], format!("{}/{j}", b.ptr));
+                }
+            } else {
+                unmatched_a.push(i);
+            }
+        }
+        let unmatched_b: Vec<usize> = (0..lb.len()).filter(|&j| !used_b[j]).collect();
+        for (&i, &j) in unmatched_a.iter().zip(&unmatched_b) {
+            self.walk(&la[i], format!("{}/{i}", a.ptr), &lb[j], format!("{}/{j}", b.ptr));
+        }
+        let extra_a = unmatched_a.len().saturating_sub(unmatched_b.len());
+        let extra_b = unmatched_b.len().saturating_sub(unmatched_a.len());
+        let conjunction = keyword == "allOf";
+        for &i in unmatched_a.iter().skip(unmatched_b.len()) {
+            // A branch of anyOf/oneOf removed accepts less; a conjunct of allOf removed accepts more.
+            let delta = if conjunction { Delta::MORE } else { Delta::LESS };
+            let detail = format!("{} of {} was removed ({extra_a} fewer)", branch_word(keyword), keyword);
+            self.emit(SchemaChange::Composition { keyword: keyword.to_owned(), detail, delta }, Some(format!("{}/{i}", a.ptr)), Some(b.ptr.clone()));
+        }
+        for &j in unmatched_b.iter().skip(unmatched_a.len()) {
+            let delta = if conjunction { Delta::LESS } else { Delta::MORE };
+            let detail = format!("{} of {} was added ({extra_b} more)", branch_word(keyword), keyword);
+            self.emit(SchemaChange::Composition { keyword: keyword.to_owned(), detail, delta }, Some(a.ptr.clone()), Some(format!("{}/{j}", b.ptr)));
+        }
+    }
+
+    fn annotations(&mut self, o: &Value, op: &str, n: &Value, np: &str) {
+        let (Some(mo), Some(mn)) = (o.as_object(), n.as_object()) else { return };
+        let (da, db) = (mo.get("description").and_then(Value::as_str), mn.get("description").and_then(Value::as_str));
+        if da != db {
+            self.out.push(Change {
+                tool: self.tool.to_owned(),
+                kind: ChangeKind::Description { old: da.unwrap_or("").to_owned(), new: db.unwrap_or("").to_owned() },
+                old_ptr: Some(da.map_or_else(|| op.to_owned(), |_| format!("{op}/description"))),
+                new_ptr: Some(db.map_or_else(|| np.to_owned(), |_| format!("{np}/description"))),
+            });
+        }
+        if self.side == Side::Input {
+            let (a, b) = (mo.get("default"), mn.get("default"));
+            let same = match (a, b) {
+                (Some(x), Some(y)) => json_eq(x, y),
+                (None, None) => true,
+                _ => false,
+            };
+            if !same {
+                let ptr = |m: &Map<String, Value>, p: &str| if m.contains_key("default") { format!("{p}/default") } else { p.to_owned() };
+                self.emit(SchemaChange::Default { old: a.cloned(), new: b.cloned() }, Some(ptr(mo, op)), Some(ptr(mn, np)));
+            }
+        }
+    }
+}
+
+fn branch_word(keyword: &str) -> &'static str {
+    if keyword == "allOf" { "a member schema" } else { "a branch" }
+}
+
+/// The values of a finite domain that `other` does not accept. Uses a hash set when `other` is a plain
+/// enum, so a million-value enum is linear.
+fn fast_difference(domain: &[Value], other: &View<'_>, accepts: &dyn Fn(&View<'_>, &Value) -> bool) -> Vec<Value> {
+    if let Some((list, _)) = &other.values
+        && list.len() > 16
+    {
+        let keys: HashSet<String> = list.iter().filter(|x| other.types.admits(x)).map(|x| schema::canonical_key(x)).collect();
+        return domain.iter().filter(|x| !keys.contains(&schema::canonical_key(x))).cloned().collect();
+    }
+    domain.iter().filter(|x| !accepts(other, x)).cloned().collect()
+}
+
+/// A numeric bound as written, normalized for comparison.
+struct Bound {
+    keyword: &'static str,
+    written: Value,
+    value: serde_json::Number,
+    exclusive: bool,
+    ptr: String,
+}
+
+fn bound(v: &View<'_>, lower: bool, integers_only: bool) -> Option<Bound> {
+    let (inc, exc) = if lower { ("minimum", "exclusiveMinimum") } else { ("maximum", "exclusiveMaximum") };
+    let get = |k: &'static str, exclusive: bool| {
+        v.get(k).and_then(|at| {
+            at.value.as_number().map(|n| Bound { keyword: k, written: at.value.clone(), value: n.clone(), exclusive, ptr: at.ptr.clone() })
+        })
+    };
+    let candidates = [get(inc, false), get(exc, true)];
+    // The effective bound is the stricter of the two keywords.
+    let mut best: Option<Bound> = None;
+    for b in candidates.into_iter().flatten() {
+        let b = if integers_only { integer_bound(b, lower) } else { b };
+        best = match best {
+            None => Some(b),
+            Some(cur) => {
+                let (tighter, _) = compare_bounds(Some(&cur), Some(&b), lower);
+                Some(if tighter { b } else { cur })
+            }
+        };
+    }
+    best
+}
+
+/// On integers, `exclusiveMinimum: 0` is `minimum: 1` and `minimum: 0.5` is `minimum: 1`.
+fn integer_bound(mut b: Bound, lower: bool) -> Bound {
+    let Some(f) = b.value.as_f64() else { return b };
+    let rounded = if lower { f.floor() } else { f.ceil() };
+    let is_int = b.value.is_i64() || b.value.is_u64() || f.fract() == 0.0;
+    if !is_int || b.exclusive {
+        let target = if !is_int {
+            if lower { f.ceil() } else { f.floor() }
+        } else if lower {
+            rounded + 1.0
+        } else {
+            rounded - 1.0
+        };
+        if target.abs() < 9.0e15 {
+            #[allow(clippy::cast_possible_truncation, reason = "guarded: |target| < 9e15, exactly representable")]
+            let i = target as i64;
+            b.value = serde_json::Number::from(i);
+            b.exclusive = false;
+        }
+    }
+    b
+}
+
+/// (new is tighter somewhere, new is looser somewhere) for one side of the range.
+fn compare_bounds(old: Option<&Bound>, new: Option<&Bound>, lower: bool) -> (bool, bool) {
+    match (old, new) {
+        (None, None) => (false, false),
+        (None, Some(_)) => (true, false),
+        (Some(_), None) => (false, true),
+        (Some(a), Some(b)) => {
+            let ord = num_cmp(&b.value, &a.value);
+            let ord = if lower { ord } else { ord.reverse() };
+            match ord {
+                std::cmp::Ordering::Greater => (true, false),
+                std::cmp::Ordering::Less => (false, true),
+                std::cmp::Ordering::Equal => (b.exclusive && !a.exclusive, a.exclusive && !b.exclusive),
+            }
+        }
+    }
+}
+
+/// Whether `step` divides `value` (both positive), tolerating binary rounding of decimal steps.
+fn divides(step: f64, value: f64) -> bool {
+    if step <= 0.0 {
+        return false;
+    }
+    let q = value / step;
+    (q - q.round()).abs() < 1e-9 && q.round() >= 1.0
+}
+
+/// Pairs removed and added properties that are the same parameter under a new name.
+fn pair_renamed_properties<'a>(
+    removed: &[&'a str],
+    added: &[&'a str],
+    po: &BTreeMap<&'a str, At<'a>>,
+    pn: &BTreeMap<&'a str, At<'a>>,
+    ro: &BTreeSet<&str>,
+    rn: &BTreeSet<&str>,
+) -> Vec<(&'a str, &'a str)> {
+    let mut candidates = Vec::new();
+    for (i, a) in removed.iter().enumerate() {
+        for (j, b) in added.iter().enumerate() {
+            let mut score = name_similarity(a, b);
+            let ta = po[a].value.get("type").and_then(schema::parse_types);
+            let tb = pn[b].value.get("type").and_then(schema::parse_types);
+            if ta.is_some() && ta == tb {
+                score += 0.1;
+            } else if ta.is_some() && tb.is_some() {
+                score -= 0.15;
+            }
+            if ro.contains(a) == rn.contains(b) {
+                score += 0.05;
+            }
+            if score >= 0.85 {
+                candidates.push((score, i, j));
+            }
+        }
+    }
+    assign(candidates).into_iter().map(|(i, j)| (removed[i], added[j])).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_normalize_across_styles() {
+        assert_eq!(name_similarity("issueNumber", "issue_number"), 1.0);
+        assert!(name_similarity("q", "query") >= 0.85);
+        assert!(name_similarity("owner", "limit") < 0.7);
+    }
+
+    #[test]
+    fn divisibility() {
+        assert!(divides(0.1, 0.3));
+        assert!(divides(2.0, 6.0));
+        assert!(!divides(4.0, 6.0));
+    }
+}

@@ -1,0 +1,63 @@
+//! mcp-drift: direction-aware breaking-change analysis for MCP `tools/list` snapshots.
+//!
+//! The pipeline, one module per stage: [`load`] (sources, snapshot shapes, byte spans) ->
+//! [`schema`] (JSON Schema 2020-12 model, `$ref` resolution, normalization) -> [`compare`] (typed
+//! changes with JSON Pointers) -> [`checks`] (changes to findings) -> [`report`] (renderers).
+//! Rule metadata lives in `rules/*.md` and is embedded by [`catalog`].
+
+pub mod catalog;
+pub mod checks;
+pub mod compare;
+pub mod error;
+pub mod load;
+pub mod meaning;
+pub mod report;
+pub mod schema;
+
+pub use catalog::{RuleId, Severity};
+pub use checks::Finding;
+pub use error::Error;
+
+use load::{Snapshot, Sources};
+
+/// Everything one `diff` run produced.
+#[derive(Debug)]
+pub struct Analysis {
+    pub sources: Sources,
+    pub old: Snapshot,
+    pub new: Snapshot,
+    pub findings: Vec<Finding>,
+}
+
+/// Loads both sides and compares them.
+///
+/// # Errors
+/// When either side cannot be read or is not a valid snapshot.
+pub fn diff(old: &str, new: &str) -> Result<Analysis, Error> {
+    if old == "-" && new == "-" {
+        return Err(Error::Usage("only one side can be read from standard input".into()));
+    }
+    let mut sources = Sources::default();
+    let old = load::load(old, &mut sources)?;
+    let new = load::load(new, &mut sources)?;
+    Ok(analyze(sources, old, new))
+}
+
+/// Compares two loaded snapshots.
+#[must_use]
+pub fn analyze(sources: Sources, old: Snapshot, new: Snapshot) -> Analysis {
+    let changes = compare::compare(&old, &new);
+    let findings = checks::findings(&changes, &old, &new, &sources);
+    Analysis { sources, old, new, findings }
+}
+
+/// Compares two snapshots given as text (for tests and embedding).
+///
+/// # Errors
+/// When either text is not a valid snapshot.
+pub fn diff_texts(old: &str, new: &str) -> Result<Analysis, Error> {
+    let mut sources = Sources::default();
+    let old = load::load_bytes("old.json", old.as_bytes().to_vec(), &mut sources)?;
+    let new = load::load_bytes("new.json", new.as_bytes().to_vec(), &mut sources)?;
+    Ok(analyze(sources, old, new))
+}

@@ -1,0 +1,361 @@
+//! Stage 1, load: turns a command-line source (a file, a directory of per-tool files, or `-`) into a
+//! [`Snapshot`]: the tools by name, each with the file it came from and its JSON Pointer there.
+//!
+//! Accepts every shape users really have: a JSON-RPC response, a `tools/list` result, an array of result
+//! pages, a bare array of tools, or one tool object. Promises: every tool has a string `name`, names are
+//! unique, `inputSchema` is an object and `outputSchema` (when present) is a schema (object or boolean).
+//! Any violation is an [`Error::Input`] with the file, line and column.
+
+pub mod span;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::Error;
+
+/// One source file, kept whole so that diagnostics can quote it.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The name shown to users (the path as given, or `<stdin>`).
+    pub name: String,
+    pub text: String,
+    line_starts: std::sync::OnceLock<Vec<usize>>,
+}
+
+impl SourceFile {
+    #[must_use]
+    pub fn new(name: String, text: String) -> SourceFile {
+        SourceFile { name, text, line_starts: std::sync::OnceLock::new() }
+    }
+
+    /// Line starts, computed on first use (only files with findings pay for it).
+    pub fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| span::line_starts(&self.text))
+    }
+
+    /// 1-based line and column of a byte offset.
+    #[must_use]
+    pub fn line_column(&self, offset: usize) -> (usize, usize) {
+        span::line_column(&self.text, self.line_starts(), offset)
+    }
+}
+
+/// Index of a file in [`Sources`].
+pub type FileId = usize;
+
+/// All files read for one run.
+#[derive(Debug, Default)]
+pub struct Sources {
+    pub files: Vec<SourceFile>,
+}
+
+impl Sources {
+    fn add(&mut self, file: SourceFile) -> FileId {
+        self.files.push(file);
+        self.files.len() - 1
+    }
+
+    #[must_use]
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id]
+    }
+}
+
+/// One tool of a snapshot.
+#[derive(Debug, Clone)]
+pub struct Tool {
+    pub name: String,
+    /// The whole tool object as published.
+    pub value: Value,
+    pub file: FileId,
+    /// JSON Pointer of the tool object inside its file.
+    pub base: String,
+}
+
+/// The tools of one side of a comparison, sorted by name.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    /// What the user named on the command line.
+    pub label: String,
+    pub tools: BTreeMap<String, Tool>,
+}
+
+/// Loads `spec`: `-` for standard input, a directory, or a file.
+///
+/// # Errors
+/// [`Error::Io`] when it cannot be read, [`Error::Input`] when it is not a valid snapshot.
+pub fn load(spec: &str, sources: &mut Sources) -> Result<Snapshot, Error> {
+    let mut snapshot = Snapshot { label: spec.to_owned(), tools: BTreeMap::new() };
+    if spec == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::Io { path: "<stdin>".into(), message: e.to_string() })?;
+        add_file(&mut snapshot, sources, "<stdin>".into(), bytes)?;
+        return Ok(snapshot);
+    }
+    let path = Path::new(spec);
+    let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
+    if meta.is_dir() {
+        let files = snapshot_files(path)?;
+        if files.is_empty() {
+            return Err(Error::input(spec, 0, 0, "directory holds no *.json or *.snap files"));
+        }
+        for file in files {
+            let bytes = std::fs::read(&file).map_err(|e| io_error(&file, &e))?;
+            add_file(&mut snapshot, sources, file.display().to_string(), bytes)?;
+        }
+    } else {
+        let bytes = std::fs::read(path).map_err(|e| io_error(path, &e))?;
+        add_file(&mut snapshot, sources, spec.to_owned(), bytes)?;
+    }
+    Ok(snapshot)
+}
+
+/// Loads a snapshot from bytes already in memory (used by tests and by git revisions).
+///
+/// # Errors
+/// As [`load`].
+pub fn load_bytes(name: &str, bytes: Vec<u8>, sources: &mut Sources) -> Result<Snapshot, Error> {
+    let mut snapshot = Snapshot { label: name.to_owned(), tools: BTreeMap::new() };
+    add_file(&mut snapshot, sources, name.to_owned(), bytes)?;
+    Ok(snapshot)
+}
+
+fn io_error(path: &Path, e: &std::io::Error) -> Error {
+    Error::Io { path: path.display().to_string(), message: e.to_string() }
+}
+
+/// The `*.json` and `*.snap` files below `dir`, sorted so that runs are deterministic.
+fn snapshot_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name() {
+        let entry = entry.map_err(|e| {
+            let path = e.path().map_or_else(|| dir.display().to_string(), |p| p.display().to_string());
+            let message = if e.loop_ancestor().is_some() {
+                "symbolic link loop".to_owned()
+            } else {
+                e.io_error().map_or_else(|| e.to_string(), ToString::to_string)
+            };
+            Error::Io { path, message }
+        })?;
+        let is_snapshot = entry.path().extension().is_some_and(|x| x == "json" || x == "snap");
+        if entry.file_type().is_file() && is_snapshot {
+            out.push(entry.into_path());
+        }
+    }
+    Ok(out)
+}
+
+fn add_file(snapshot: &mut Snapshot, sources: &mut Sources, name: String, bytes: Vec<u8>) -> Result<(), Error> {
+    let mut text = String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let prefix = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
+        let (line, column) = span::line_column(&prefix, &span::line_starts(&prefix), valid);
+        Error::input(&name, line, column, "file is not valid UTF-8")
+    })?;
+    if let Some(stripped) = text.strip_prefix('\u{feff}') {
+        text = stripped.to_owned();
+    }
+    if text.trim().is_empty() {
+        return Err(Error::input(&name, 1, 1, "file is empty; expected a JSON tools/list snapshot"));
+    }
+    let value: Value = serde_json::from_str(&text).map_err(|e| {
+        let message = e.to_string();
+        // serde_json appends " at line L column C"; we print the position in front instead.
+        let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m).to_owned();
+        Error::input(&name, e.line(), e.column(), format!("invalid JSON: {message}"))
+    })?;
+    let file = sources.add(SourceFile::new(name, text));
+    let source = sources.get(file);
+    let mut found = Vec::new();
+    collect_tools(value, String::new(), source, &mut found)?;
+    for (base, value) in found {
+        let tool = check_tool(value, &base, file, source)?;
+        if let Some(previous) = snapshot.tools.get(&tool.name) {
+            let first = sources.get(previous.file);
+            let (pl, pc) = position(first, &previous.base);
+            let (line, column) = position(source, &base);
+            return Err(Error::input(
+                &source.name,
+                line,
+                column,
+                format!("duplicate tool name `{}` (first defined at {}:{pl}:{pc})", escape(&tool.name), first.name),
+            ));
+        }
+        snapshot.tools.insert(tool.name.clone(), tool);
+    }
+    Ok(())
+}
+
+/// 1-based position of the value at `pointer`, or of the start of the file.
+fn position(source: &SourceFile, pointer: &str) -> (usize, usize) {
+    span::locate(&source.text, pointer).map_or((1, 1), |l| source.line_column(l.key.unwrap_or(l.value).start))
+}
+
+fn shape_error(source: &SourceFile, pointer: &str, message: impl Into<String>) -> Error {
+    let (line, column) = position(source, pointer);
+    Error::input(&source.name, line, column, message)
+}
+
+/// Finds the tool objects in any supported shape, moving them out of the document.
+fn collect_tools(value: Value, base: String, source: &SourceFile, out: &mut Vec<(String, Value)>) -> Result<(), Error> {
+    match value {
+        Value::Object(mut map) => {
+            if map.contains_key("jsonrpc") || (map.contains_key("id") && map.contains_key("result")) {
+                if map.contains_key("error") {
+                    return Err(shape_error(source, &format!("{base}/error"), "JSON-RPC error response, not a tools/list result"));
+                }
+                let Some(result) = map.remove("result") else {
+                    return Err(shape_error(source, &base, "JSON-RPC response without `result`"));
+                };
+                return collect_tools(result, format!("{base}/result"), source, out);
+            }
+            if let Some(tools) = map.remove("tools") {
+                let Value::Array(tools) = tools else {
+                    return Err(shape_error(source, &format!("{base}/tools"), "`tools` must be an array of tool objects"));
+                };
+                for (i, tool) in tools.into_iter().enumerate() {
+                    out.push((format!("{base}/tools/{i}"), tool));
+                }
+                return Ok(());
+            }
+            if map.contains_key("name") {
+                out.push((base, Value::Object(map)));
+                return Ok(());
+            }
+            Err(shape_error(
+                source,
+                &base,
+                "expected a tools/list result (`{\"tools\": [...]}`), a JSON-RPC response, an array of tools or pages, or one tool object",
+            ))
+        }
+        Value::Array(items) => {
+            let pages = !items.is_empty() && items.iter().all(|i| i.get("tools").is_some() || i.get("result").is_some());
+            for (i, item) in items.into_iter().enumerate() {
+                let pointer = format!("{base}/{i}");
+                if pages {
+                    collect_tools(item, pointer, source, out)?;
+                } else {
+                    out.push((pointer, item));
+                }
+            }
+            Ok(())
+        }
+        _ => Err(shape_error(source, &base, "expected a JSON object or array, found a scalar")),
+    }
+}
+
+fn check_tool(value: Value, base: &str, file: FileId, source: &SourceFile) -> Result<Tool, Error> {
+    let Value::Object(map) = &value else {
+        return Err(shape_error(source, base, "a tool must be a JSON object"));
+    };
+    let Some(Value::String(name)) = map.get("name") else {
+        let at = if map.contains_key("name") { format!("{base}/name") } else { base.to_owned() };
+        return Err(shape_error(source, &at, "a tool needs a string `name`"));
+    };
+    match map.get("inputSchema") {
+        Some(Value::Object(_)) => {}
+        Some(_) => {
+            return Err(shape_error(
+                source,
+                &format!("{base}/inputSchema"),
+                format!("tool `{}`: `inputSchema` must be a JSON Schema object", escape(name)),
+            ));
+        }
+        None => return Err(shape_error(source, base, format!("tool `{}` has no `inputSchema`", escape(name)))),
+    }
+    if let Some(output) = map.get("outputSchema") {
+        if !(output.is_object() || output.is_boolean()) {
+            return Err(shape_error(
+                source,
+                &format!("{base}/outputSchema"),
+                format!("tool `{}`: `outputSchema` must be a JSON Schema (object or boolean)", escape(name)),
+            ));
+        }
+    }
+    Ok(Tool { name: name.clone(), value, file, base: base.to_owned() })
+}
+
+/// Makes untrusted text safe to print: control, bidi and invisible characters become escapes.
+#[must_use]
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if is_hidden(c) {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Characters that change or hide what a terminal shows.
+#[must_use]
+pub fn is_hidden(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{E0000}'..='\u{E007F}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(text: &str) -> Result<Vec<String>, Error> {
+        let mut sources = Sources::default();
+        let s = load_bytes("t.json", text.as_bytes().to_vec(), &mut sources)?;
+        Ok(s.tools.into_keys().collect())
+    }
+
+    const T: &str = r#"{"name":"a","inputSchema":{"type":"object"}}"#;
+
+    #[test]
+    fn every_shape_loads() {
+        let shapes = [
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"tools":[{T}],"nextCursor":null,"ttlMs":5}}}}"#),
+            format!(r#"{{"tools":[{T}]}}"#),
+            format!("[{T}]"),
+            format!(r#"[{{"tools":[{T}]}},{{"tools":[]}}]"#),
+            T.to_owned(),
+        ];
+        for shape in shapes {
+            assert_eq!(names(&shape).unwrap(), vec!["a"], "{shape}");
+        }
+    }
+
+    #[test]
+    fn input_errors_have_positions() {
+        let cases = [
+            (format!("[{T},\n {T}]"), "duplicate tool name `a`", 2),
+            (r#"{"tools":[{"inputSchema":{}}]}"#.to_owned(), "string `name`", 1),
+            (r#"{"tools":[{"name":"x","inputSchema":null}]}"#.to_owned(), "must be a JSON Schema object", 1),
+            ("{\"tools\":\n[".to_owned(), "invalid JSON", 2),
+            (String::new(), "file is empty", 1),
+            ("42".to_owned(), "found a scalar", 1),
+        ];
+        for (text, want, line) in cases {
+            match names(&text) {
+                Err(Error::Input { message, line: l, .. }) => {
+                    assert!(message.contains(want), "{message}");
+                    assert_eq!(l, line, "{message}");
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_a_clean_error() {
+        let deep = "[".repeat(10_000) + &"]".repeat(10_000);
+        assert!(matches!(names(&deep), Err(Error::Input { .. })));
+    }
+
+    #[test]
+    fn escape_hides_controls() {
+        assert_eq!(escape("a\u{202E}b\u{1b}[31m"), "a\\u{202e}b\\u{1b}[31m");
+    }
+}

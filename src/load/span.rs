@@ -1,0 +1,232 @@
+//! Byte spans of JSON Pointers in the original source text.
+//!
+//! serde_json does not keep positions, and keeping them for every value of a 100 MB snapshot would cost
+//! more than the analysis. Instead this module re-scans the text lazily, only for the pointers that a
+//! finding names. The scanner is iterative, so no nesting depth can overflow the stack.
+
+use std::ops::Range;
+
+/// Where a pointer's target sits in the source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Located {
+    /// The member key (`"region"` including quotes) when the target is an object member.
+    pub key: Option<Range<usize>>,
+    /// The value itself.
+    pub value: Range<usize>,
+}
+
+impl Located {
+    /// The range to underline: the key when there is one, else the value cut to its first line.
+    #[must_use]
+    pub fn label_range(&self, text: &str) -> Range<usize> {
+        if let Some(key) = &self.key {
+            return key.clone();
+        }
+        let v = &self.value;
+        let end = text.get(v.clone()).and_then(|s| s.find('\n')).map_or(v.end, |n| v.start + n);
+        // A lone opening bracket is a poor label; keep at least one character.
+        v.start..end.max(v.start + 1).min(v.end.max(v.start + 1))
+    }
+}
+
+/// Splits a JSON Pointer (RFC 6901) into unescaped tokens.
+pub fn pointer_tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
+    pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~"))
+}
+
+/// Escapes one token for use in a JSON Pointer.
+#[must_use]
+pub fn escape_token(token: &str) -> String {
+    if token.contains(['~', '/']) { token.replace('~', "~0").replace('/', "~1") } else { token.to_owned() }
+}
+
+/// Finds `pointer` in `text` (a complete JSON document). Returns `None` when the pointer does not
+/// exist or the text is not the JSON it was parsed from.
+#[must_use]
+pub fn locate(text: &str, pointer: &str) -> Option<Located> {
+    let b = text.as_bytes();
+    let mut i = skip_ws(b, 0);
+    let mut key = None;
+    for token in pointer_tokens(pointer) {
+        match *b.get(i)? {
+            b'{' => {
+                i += 1;
+                let mut found = None;
+                loop {
+                    i = skip_ws(b, i);
+                    if *b.get(i)? != b'"' {
+                        return None;
+                    }
+                    let key_start = i;
+                    i = skip_string(b, i)?;
+                    let key_range = key_start..i;
+                    i = skip_ws(b, i);
+                    if *b.get(i)? != b':' {
+                        return None;
+                    }
+                    i = skip_ws(b, i + 1);
+                    // Later duplicates win in serde_json, so keep scanning the object for the last match.
+                    if key_matches(&text[key_range.clone()], &token) {
+                        found = Some((key_range, i));
+                    }
+                    i = skip_ws(b, skip_value(b, i)?);
+                    match *b.get(i)? {
+                        b',' => i += 1,
+                        b'}' => break,
+                        _ => return None,
+                    }
+                }
+                let (k, v) = found?;
+                key = Some(k);
+                i = v;
+            }
+            b'[' => {
+                let index: usize = token.parse().ok()?;
+                i = skip_ws(b, i + 1);
+                for _ in 0..index {
+                    if *b.get(i)? == b']' {
+                        return None;
+                    }
+                    i = skip_ws(b, skip_value(b, i)?);
+                    if *b.get(i)? != b',' {
+                        return None;
+                    }
+                    i = skip_ws(b, i + 1);
+                }
+                if *b.get(i)? == b']' {
+                    return None;
+                }
+                key = None;
+            }
+            _ => return None,
+        }
+    }
+    let end = skip_value(b, i)?;
+    Some(Located { key, value: i..end })
+}
+
+fn key_matches(raw: &str, token: &str) -> bool {
+    // Fast path: no escapes in the key.
+    let inner = &raw[1..raw.len() - 1];
+    if !inner.contains('\\') {
+        return inner == token;
+    }
+    serde_json::from_str::<String>(raw).is_ok_and(|k| k == token)
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// `i` is at the opening quote; returns the index after the closing quote.
+fn skip_string(b: &[u8], mut i: usize) -> Option<usize> {
+    i += 1;
+    while i < b.len() {
+        match b[i] {
+            b'"' => return Some(i + 1),
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Skips one value without recursion; returns the index after it.
+fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        match *b.get(i)? {
+            b'"' => i = skip_string(b, i)?,
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+            }
+            b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' if depth > 0 => i += 1,
+            _ if depth > 0 => i += 1,
+            _ => {
+                // A scalar at depth 0: read to the next delimiter.
+                while i < b.len() && !matches!(b[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                    i += 1;
+                }
+                return Some(i);
+            }
+        }
+        if depth == 0 {
+            return Some(i);
+        }
+    }
+}
+
+/// 1-based line and column (in Unicode scalar values) of a byte offset, given the line starts.
+#[must_use]
+pub fn line_column(text: &str, line_starts: &[usize], offset: usize) -> (usize, usize) {
+    let line = line_starts.partition_point(|&s| s <= offset).saturating_sub(1);
+    let start = line_starts.get(line).copied().unwrap_or(0);
+    let column = text.get(start..offset).map_or(1, |s| s.chars().count() + 1);
+    (line + 1, column)
+}
+
+/// Byte offsets at which lines start.
+#[must_use]
+pub fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0).chain(memchr_newlines(text)).collect()
+}
+
+fn memchr_newlines(text: &str) -> impl Iterator<Item = usize> + '_ {
+    text.bytes().enumerate().filter(|&(_, c)| c == b'\n').map(|(i, _)| i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = r#"{
+  "tools": [
+    {"name": "a", "inputSchema": {"type": "object"}},
+    {"name": "b/c", "x~y": [1, [2, 3], {"k": "v"}]}
+  ]
+}"#;
+
+    fn text_at(p: &str) -> &'static str {
+        let l = locate(DOC, p).unwrap();
+        &DOC[l.key.unwrap_or(l.value)]
+    }
+
+    #[test]
+    fn finds_members_and_elements() {
+        assert_eq!(text_at("/tools/0/inputSchema"), "\"inputSchema\"");
+        assert_eq!(text_at("/tools/1/x~0y/1/0"), "2");
+        assert_eq!(text_at("/tools/1/x~0y/2/k"), "\"k\"");
+        assert_eq!(text_at("/tools/1"), "{\"name\": \"b/c\", \"x~y\": [1, [2, 3], {\"k\": \"v\"}]}");
+        assert!(locate(DOC, "/tools/2").is_none());
+        assert!(locate(DOC, "/nope").is_none());
+    }
+
+    #[test]
+    fn line_and_column() {
+        let starts = line_starts(DOC);
+        let at = locate(DOC, "/tools/1/name").unwrap().key.unwrap().start;
+        assert_eq!(line_column(DOC, &starts, at), (4, 6));
+    }
+
+    #[test]
+    fn escaped_keys_match() {
+        let doc = r#"{"a\u0062": 1, "ab": 2}"#;
+        // serde_json keeps the last duplicate, and so do we.
+        assert_eq!(&doc[locate(doc, "/ab").unwrap().value], "2");
+    }
+
+    #[test]
+    fn garbage_is_none_not_panic() {
+        for doc in ["", "{", "[", "{\"a\"", "{\"a\":", "[1,", "\"", "}", "]]]"] {
+            let _ = locate(doc, "/a/0");
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! The `mcp-drift` command line: parses arguments, runs the library, maps the result to an exit code
+//! (0 clean, 1 findings at or above `--fail-on`, 2 usage or input error).
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use mcp_drift::catalog::{RuleId, Severity};
+use mcp_drift::report;
+
+#[derive(Parser)]
+#[command(name = "mcp-drift", version, about = "Direction-aware breaking-change analysis for MCP tools/list snapshots")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compare two snapshots (files, directories of per-tool files, or `-` for stdin).
+    Diff {
+        /// The snapshot callers were built against.
+        old: String,
+        /// The snapshot about to ship.
+        new: String,
+        #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+        format: FormatArg,
+        /// Exit 1 when a finding is at or above this severity.
+        #[arg(long, value_enum, default_value_t = FailOn::Error)]
+        fail_on: FailOn,
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
+    /// List every rule.
+    Rules {
+        #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+        format: FormatArg,
+    },
+    /// Print the documentation of one rule.
+    Explain {
+        /// A rule id, e.g. `input-required-added`.
+        rule: String,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+impl FailOn {
+    fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
+        }
+    }
+}
+
+fn use_color(choice: Color) -> bool {
+    match choice {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal(),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn print(text: &str) -> Result<(), mcp_drift::Error> {
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (`| head`) is not an error worth a message.
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(mcp_drift::Error::Io { path: "<stdout>".into(), message: e.to_string() }),
+        _ => Ok(()),
+    }
+}
+
+fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
+    match command {
+        Command::Diff { old, new, format, fail_on, color } => {
+            let analysis = mcp_drift::diff(&old, &new)?;
+            let text = match format {
+                FormatArg::Human => report::human::render(&analysis, use_color(color)),
+                FormatArg::Json => report::json::render(&analysis),
+            };
+            print(&text)?;
+            let failed = fail_on.threshold().is_some_and(|t| analysis.findings.iter().any(|f| f.severity >= t));
+            Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Command::Rules { format } => {
+            print(&match format {
+                FormatArg::Human => mcp_drift::catalog::table(),
+                FormatArg::Json => mcp_drift::catalog::json(),
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Explain { rule } => {
+            let Some(id) = RuleId::from_id(&rule) else {
+                let hint = mcp_drift::catalog::closest(&rule).map(|r| format!("; did you mean `{r}`?")).unwrap_or_default();
+                return Err(mcp_drift::Error::Usage(format!("unknown rule `{rule}`{hint} (`mcp-drift rules` lists them)")));
+            };
+            print(&mcp_drift::catalog::explain(id))?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

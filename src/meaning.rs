@@ -1,0 +1,221 @@
+//! Meaning drift in prose: decides whether a description edit changes what a tool or parameter means
+//! (a finding at `warning`) or only how it is worded (`info`), and says what triggered the call.
+//!
+//! Takes two description strings; returns a [`Verdict`] with a word-level diff. Promises: edits of
+//! whitespace, case, punctuation, Markdown markup and word order, and small typo fixes, are never
+//! called meaning changes; edits of numbers, negation, obligation, defaults and scope words always are.
+
+use std::collections::BTreeMap;
+
+use similar::{ChangeTag, TextDiff};
+
+use crate::load::escape;
+
+/// The call on one description edit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub meaning: bool,
+    /// What decided it: `"100" -> "50"`, `added "must"`, `typo fix`...
+    pub trigger: String,
+    /// Word diff in `[-old-]{+new+}` form.
+    pub diff: String,
+}
+
+const NEGATION: &[&str] = &["not", "no", "never", "none", "without", "cannot", "nothing", "neither", "nor", "except"];
+const OBLIGATION: &[&str] = &[
+    "must", "required", "require", "requires", "optional", "optionally", "only", "deprecated", "may", "should",
+    "shall", "always", "mandatory", "unless", "ignored", "ignore", "ignores",
+];
+const SCOPE: &[&str] = &[
+    "all", "any", "every", "each", "organization", "organisation", "org", "account", "private", "public",
+    "internal", "global", "tenant", "workspace", "repository", "owner", "team", "user", "users", "everyone",
+];
+const DEFAULTS: &[&str] = &["default", "defaults", "defaulting", "defaulted"];
+const STOPWORDS: &[&str] = &[
+    "a", "an", "the", "of", "to", "in", "for", "on", "with", "and", "or", "is", "are", "be", "this", "that", "it",
+    "its", "by", "as", "at", "from", "will", "can", "which", "e", "g", "i", "ie", "eg", "use", "used", "using",
+    "you", "your", "please", "here", "there",
+];
+
+/// Words of a description, lower-cased, with `n't` spelled `not` and numbers kept whole (`1.5`).
+fn tokens(text: &str) -> Vec<String> {
+    let text = text.replace("n't", " not").replace("N'T", " NOT");
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let in_number = c == '.'
+            && cur.chars().all(|d| d.is_ascii_digit())
+            && !cur.is_empty()
+            && chars.get(i + 1).is_some_and(char::is_ascii_digit);
+        if c.is_alphanumeric() || in_number {
+            cur.extend(c.to_lowercase());
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn multiset(tokens: &[String]) -> BTreeMap<&str, i64> {
+    let mut m = BTreeMap::new();
+    for t in tokens {
+        *m.entry(t.as_str()).or_insert(0) += 1;
+    }
+    m
+}
+
+fn is_number(t: &str) -> bool {
+    t.chars().any(|c| c.is_ascii_digit())
+}
+
+/// Classifies one description edit.
+#[must_use]
+pub fn classify(old: &str, new: &str) -> Verdict {
+    let diff = word_diff(old, new);
+    let (a, b) = (tokens(old), tokens(new));
+    let cosmetic = |trigger: &str| Verdict { meaning: false, trigger: trigger.to_owned(), diff: diff.clone() };
+    if a == b {
+        return cosmetic("whitespace, case, punctuation or markup only");
+    }
+    let (ma, mb) = (multiset(&a), multiset(&b));
+    if ma == mb {
+        return cosmetic("same words, reordered");
+    }
+    let mut removed: Vec<&str> = Vec::new();
+    let mut added: Vec<&str> = Vec::new();
+    for (t, n) in &ma {
+        for _ in 0..(n - mb.get(t).copied().unwrap_or(0)).max(0) {
+            removed.push(t);
+        }
+    }
+    for (t, n) in &mb {
+        for _ in 0..(n - ma.get(t).copied().unwrap_or(0)).max(0) {
+            added.push(t);
+        }
+    }
+    let meaning = |trigger: String| Verdict { meaning: true, trigger, diff: diff.clone() };
+    // Numbers: `100` -> `50`.
+    let (rn, an): (Vec<&str>, Vec<&str>) =
+        (removed.iter().copied().filter(|t| is_number(t)).collect(), added.iter().copied().filter(|t| is_number(t)).collect());
+    if !rn.is_empty() || !an.is_empty() {
+        return meaning(match (rn.first(), an.first()) {
+            (Some(x), Some(y)) => format!("number \"{x}\" -> \"{y}\""),
+            (Some(x), None) => format!("removed number \"{x}\""),
+            (None, Some(y)) => format!("added number \"{y}\""),
+            (None, None) => unreachable!("one of the lists is not empty"),
+        });
+    }
+    for (list, label) in [(NEGATION, "negation"), (OBLIGATION, "obligation"), (DEFAULTS, "default"), (SCOPE, "scope")] {
+        if let Some(t) = removed.iter().find(|t| list.contains(t)) {
+            return meaning(format!("removed {label} word \"{t}\""));
+        }
+        if let Some(t) = added.iter().find(|t| list.contains(t)) {
+            return meaning(format!("added {label} word \"{t}\""));
+        }
+    }
+    let content = |list: &[&str]| -> Vec<String> {
+        list.iter().filter(|t| !STOPWORDS.contains(t)).map(|t| (*t).to_owned()).collect()
+    };
+    let (cr, ca) = (content(&removed), content(&added));
+    if cr.is_empty() && ca.is_empty() {
+        return cosmetic("only filler words changed");
+    }
+    if is_typo_fix(&cr, &ca) {
+        return cosmetic("typo fix");
+    }
+    match (cr.first(), ca.first()) {
+        (Some(x), Some(y)) => meaning(format!("\"{}\" -> \"{}\"", escape(x), escape(y))),
+        (Some(x), None) => meaning(format!("removed \"{}\"", escape(x))),
+        (None, Some(y)) => meaning(format!("added \"{}\"", escape(y))),
+        (None, None) => unreachable!("checked above"),
+    }
+}
+
+/// Every removed word pairs with an added word at a small edit distance.
+fn is_typo_fix(removed: &[String], added: &[String]) -> bool {
+    if removed.len() != added.len() || removed.is_empty() {
+        return false;
+    }
+    let mut used = vec![false; added.len()];
+    for r in removed {
+        let hit = added.iter().enumerate().position(|(j, a)| {
+            !used[j] && r.len() >= 3 && a.len() >= 3 && {
+                let d = strsim::damerau_levenshtein(r, a);
+                d <= 2 && d * 4 <= r.len().max(a.len())
+            }
+        });
+        match hit {
+            Some(j) => used[j] = true,
+            None => return false,
+        }
+    }
+    true
+}
+
+/// A git-style word diff, `[-old-]{+new+}`, cut to a readable length.
+#[must_use]
+pub fn word_diff(old: &str, new: &str) -> String {
+    let diff = TextDiff::from_words(old, new);
+    let mut out = String::new();
+    for change in diff.iter_all_changes() {
+        let v = change.value();
+        match change.tag() {
+            ChangeTag::Equal => out.push_str(v),
+            ChangeTag::Delete => {
+                out.push_str("[-");
+                out.push_str(v);
+                out.push_str("-]");
+            }
+            ChangeTag::Insert => {
+                out.push_str("{+");
+                out.push_str(v);
+                out.push_str("+}");
+            }
+        }
+    }
+    let out = out.replace("-][-", "").replace("+}{+", "");
+    let flat: String = escape(&out.split_whitespace().collect::<Vec<_>>().join(" "));
+    if flat.chars().count() > 300 { format!("{}…", flat.chars().take(299).collect::<String>()) } else { flat }
+}
+
+/// A scope noun in a new parameter's description (`"The organization to bill"`).
+#[must_use]
+pub fn authority_in_text(description: &str) -> Option<String> {
+    const NOUNS: &[&str] = &["organization", "organisation", "tenant", "workspace", "account", "environment", "region"];
+    tokens(description).into_iter().take(8).find(|t| NOUNS.contains(&t.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn is_meaning(a: &str, b: &str) -> bool {
+        classify(a, b).meaning
+    }
+
+    #[test]
+    fn cosmetic_edits() {
+        assert!(!is_meaning("Search  issues.", "search issues"));
+        assert!(!is_meaning("List the **open** pull requests", "List the open pull requests."));
+        assert!(!is_meaning("Retrieve a repositroy by name", "Retrieve a repository by name"));
+        assert!(!is_meaning("Lists issues. Supports paging.", "Supports paging. Lists issues."));
+    }
+
+    #[test]
+    fn meaning_edits() {
+        assert_eq!(classify("Max 100 results", "Max 50 results").trigger, "number \"100\" -> \"50\"");
+        assert!(is_meaning("Maximum number of results", "Page index"));
+        assert!(is_meaning("Deletes the branch", "Deletes the branch. Must not be main"));
+        assert!(is_meaning("Defaults to open", "Defaults to closed"));
+        assert!(is_meaning("The issue state", "The issue state. Don't pass drafts"));
+    }
+
+    #[test]
+    fn diff_is_readable() {
+        assert_eq!(word_diff("Max 100 results", "Max 50 results"), "Max [-100-]{+50+} results");
+    }
+}

@@ -1,0 +1,52 @@
+//! Stage 5, report: renders findings. The only library stage that produces text for people or tools.
+//!
+//! Takes an [`Analysis`](crate::Analysis); returns a `String` (the caller writes it). Promises: output
+//! is deterministic for the same inputs, and no raw control, bidi or invisible character from a snapshot
+//! ever reaches the terminal.
+
+pub mod human;
+pub mod json;
+
+use crate::catalog::Severity;
+use crate::checks::Finding;
+
+/// Counts by severity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub error: usize,
+    pub warning: usize,
+    pub info: usize,
+    /// Tools with at least one finding.
+    pub tools: usize,
+}
+
+impl Summary {
+    #[must_use]
+    pub fn of(findings: &[Finding]) -> Summary {
+        let mut s = Summary::default();
+        let mut tools = std::collections::BTreeSet::new();
+        for f in findings {
+            match f.severity {
+                Severity::Error => s.error += 1,
+                Severity::Warning => s.warning += 1,
+                Severity::Info => s.info += 1,
+            }
+            tools.insert(f.tool.as_str());
+        }
+        s.tools = tools.len();
+        s
+    }
+
+    /// `2 errors, 1 warning, 0 infos across 3 tools`.
+    #[must_use]
+    pub fn line(&self) -> String {
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        format!(
+            "{}, {}, {} across {}",
+            plural(self.error, "error"),
+            plural(self.warning, "warning"),
+            plural(self.info, "info"),
+            plural(self.tools, "tool")
+        )
+    }
+}

@@ -1,0 +1,110 @@
+//! The default, compiler-style report (codespan-reporting), with labels in the new and the old file.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use codespan_reporting::diagnostic::{Diagnostic, Label};
+use codespan_reporting::files::{Error as FilesError, Files};
+use codespan_reporting::term::{self, Config, termcolor::Buffer};
+
+use super::Summary;
+use crate::Analysis;
+use crate::catalog::Severity;
+use crate::checks::Finding;
+use crate::load::{FileId, Sources, is_hidden};
+
+/// The source files as codespan sees them: hidden characters masked with same-length stand-ins, so byte
+/// offsets stay valid and nothing invisible reaches the terminal.
+struct Display<'a> {
+    sources: &'a Sources,
+    texts: Vec<Cow<'a, str>>,
+}
+
+impl<'a> Display<'a> {
+    fn new(sources: &'a Sources) -> Display<'a> {
+        let texts = sources.files.iter().map(|f| mask(&f.text)).collect();
+        Display { sources, texts }
+    }
+}
+
+/// Replaces hidden characters with `?` repeated to the same UTF-8 length.
+fn mask(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| is_hidden(c) && c != '\r') {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.chars().map(|c| if is_hidden(c) && c != '\r' { "?".repeat(c.len_utf8()) } else { c.to_string() }).collect())
+}
+
+impl<'a> Files<'a> for Display<'a> {
+    type FileId = FileId;
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, id: FileId) -> Result<&'a str, FilesError> {
+        self.sources.files.get(id).map(|f| f.name.as_str()).ok_or(FilesError::FileMissing)
+    }
+
+    fn source(&'a self, id: FileId) -> Result<&'a str, FilesError> {
+        self.texts.get(id).map(AsRef::as_ref).ok_or(FilesError::FileMissing)
+    }
+
+    fn line_index(&'a self, id: FileId, byte_index: usize) -> Result<usize, FilesError> {
+        let starts = self.sources.files.get(id).ok_or(FilesError::FileMissing)?.line_starts();
+        Ok(starts.partition_point(|&s| s <= byte_index).saturating_sub(1))
+    }
+
+    fn line_range(&'a self, id: FileId, line_index: usize) -> Result<Range<usize>, FilesError> {
+        let file = self.sources.files.get(id).ok_or(FilesError::FileMissing)?;
+        let starts = file.line_starts();
+        let start = *starts.get(line_index).ok_or(FilesError::LineTooLarge { given: line_index, max: starts.len() - 1 })?;
+        let end = starts.get(line_index + 1).copied().unwrap_or(file.text.len());
+        Ok(start..end)
+    }
+}
+
+fn diagnostic(f: &Finding) -> Diagnostic<FileId> {
+    let base = match f.severity {
+        Severity::Error => Diagnostic::error(),
+        Severity::Warning => Diagnostic::warning(),
+        Severity::Info => Diagnostic::note(),
+    };
+    let removal = f.new.is_none() || f.at_old;
+    let mut labels = Vec::new();
+    if let Some(new) = &f.new {
+        let label = if removal { Label::secondary(new.file, new.range.clone()) } else { Label::primary(new.file, new.range.clone()) };
+        labels.push(label.with_message("now"));
+    }
+    if let Some(old) = &f.old {
+        let label = if removal { Label::primary(old.file, old.range.clone()) } else { Label::secondary(old.file, old.range.clone()) };
+        labels.push(label.with_message("before"));
+    }
+    let mut notes: Vec<String> = f.notes.clone();
+    notes.push(format!("why: {}", f.why));
+    notes.push(format!("help: {}", f.migration));
+    base.with_code(f.rule.as_str())
+        .with_message(format!("{}: {}", crate::load::escape(&f.tool), f.message))
+        .with_labels(labels)
+        .with_notes(notes)
+}
+
+/// Renders every finding and a summary line; nothing at all when there are no findings.
+#[must_use]
+pub fn render(analysis: &Analysis, color: bool) -> String {
+    if analysis.findings.is_empty() {
+        return String::new();
+    }
+    let display = Display::new(&analysis.sources);
+    let config = Config::default();
+    let mut buffer = if color { Buffer::ansi() } else { Buffer::no_color() };
+    for f in &analysis.findings {
+        // A rendering failure for one finding (a span the file does not have) must not hide the rest.
+        if term::emit_to_write_style(&mut buffer, &config, &display, &diagnostic(f)).is_err() {
+            let d = Diagnostic { labels: Vec::new(), ..diagnostic(f) };
+            let _ = term::emit_to_write_style(&mut buffer, &config, &display, &d);
+        }
+    }
+    let mut out = String::from_utf8_lossy(buffer.as_slice()).into_owned();
+    out.push_str(&Summary::of(&analysis.findings).line());
+    out.push('\n');
+    out
+}

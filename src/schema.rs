@@ -1,0 +1,564 @@
+//! Stage 2, schema: a JSON Schema 2020-12 model over `serde_json::Value`, with local `$ref`
+//! resolution and the normalizations that make equivalent rewrites compare equal.
+//!
+//! Takes schema values and their JSON Pointers; returns [`View`]s: the validation keywords of one schema
+//! object with `type` as a [`TypeSet`], `const`/`enum` as one value list, and `anyOf`/`oneOf` unions of
+//! single-type branches (`anyOf: [{type: string}, {type: null}]`) folded into the type set. Promises:
+//! every fold is an exact equivalence (the folded view accepts exactly the instances the original
+//! accepts), and every keyword it does not model is kept so the compare stage can say "cannot decide".
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Number, Value};
+
+/// The JSON types a schema admits. `number` is split into integers and non-integers so that
+/// `integer` is a subset of `number`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct TypeSet(u8);
+
+impl TypeSet {
+    pub const NULL: TypeSet = TypeSet(1);
+    pub const BOOLEAN: TypeSet = TypeSet(2);
+    pub const OBJECT: TypeSet = TypeSet(4);
+    pub const ARRAY: TypeSet = TypeSet(8);
+    pub const STRING: TypeSet = TypeSet(16);
+    pub const INTEGER: TypeSet = TypeSet(32);
+    /// Numbers that are not integers.
+    pub const FRACTION: TypeSet = TypeSet(64);
+    pub const NUMBER: TypeSet = TypeSet(32 | 64);
+    pub const ALL: TypeSet = TypeSet(127);
+    pub const EMPTY: TypeSet = TypeSet(0);
+
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<TypeSet> {
+        Some(match name {
+            "null" => Self::NULL,
+            "boolean" => Self::BOOLEAN,
+            "object" => Self::OBJECT,
+            "array" => Self::ARRAY,
+            "string" => Self::STRING,
+            "integer" => Self::INTEGER,
+            "number" => Self::NUMBER,
+            _ => return None,
+        })
+    }
+
+    /// The type of one instance.
+    #[must_use]
+    pub fn of(value: &Value) -> TypeSet {
+        match value {
+            Value::Null => Self::NULL,
+            Value::Bool(_) => Self::BOOLEAN,
+            Value::Object(_) => Self::OBJECT,
+            Value::Array(_) => Self::ARRAY,
+            Value::String(_) => Self::STRING,
+            Value::Number(n) if is_integer(n) => Self::INTEGER,
+            Value::Number(_) => Self::FRACTION,
+        }
+    }
+
+    #[must_use]
+    pub fn union(self, other: TypeSet) -> TypeSet {
+        TypeSet(self.0 | other.0)
+    }
+    #[must_use]
+    pub fn intersect(self, other: TypeSet) -> TypeSet {
+        TypeSet(self.0 & other.0)
+    }
+    #[must_use]
+    pub fn minus(self, other: TypeSet) -> TypeSet {
+        TypeSet(self.0 & !other.0)
+    }
+    #[must_use]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    #[must_use]
+    pub fn contains(self, other: TypeSet) -> bool {
+        self.0 & other.0 == other.0
+    }
+    #[must_use]
+    pub fn intersects(self, other: TypeSet) -> bool {
+        self.0 & other.0 != 0
+    }
+    #[must_use]
+    pub fn admits(self, value: &Value) -> bool {
+        self.contains(TypeSet::of(value))
+    }
+
+    /// Human names, merging integers and fractions back into `number`.
+    #[must_use]
+    pub fn names(self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        for (bit, name) in [
+            (Self::NULL, "null"),
+            (Self::BOOLEAN, "boolean"),
+            (Self::OBJECT, "object"),
+            (Self::ARRAY, "array"),
+            (Self::STRING, "string"),
+        ] {
+            if self.contains(bit) {
+                out.push(name);
+            }
+        }
+        if self.contains(Self::NUMBER) {
+            out.push("number");
+        } else if self.contains(Self::INTEGER) {
+            out.push("integer");
+        } else if self.contains(Self::FRACTION) {
+            out.push("non-integer number");
+        }
+        out
+    }
+
+    /// `string`, `string | null`, `nothing` or `any`.
+    #[must_use]
+    pub fn describe(self) -> String {
+        if self == Self::ALL {
+            return "any type".to_owned();
+        }
+        if self.is_empty() {
+            return "nothing".to_owned();
+        }
+        self.names().join(" | ")
+    }
+}
+
+fn is_integer(n: &Number) -> bool {
+    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+}
+
+/// Compares two JSON numbers by value, exactly for integers that fit 64 bits.
+#[must_use]
+pub fn num_cmp(a: &Number, b: &Number) -> Ordering {
+    if let (Some(x), Some(y)) = (as_i128(a), as_i128(b)) {
+        return x.cmp(&y);
+    }
+    let (x, y) = (a.as_f64().unwrap_or(f64::NAN), b.as_f64().unwrap_or(f64::NAN));
+    x.partial_cmp(&y).unwrap_or(Ordering::Equal)
+}
+
+fn as_i128(n: &Number) -> Option<i128> {
+    n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))
+}
+
+/// Equality as JSON Schema defines it for `enum`/`const`: numbers compare by value (`1 == 1.0`).
+#[must_use]
+pub fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => num_cmp(x, y) == Ordering::Equal,
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// A hashable key with JSON Schema equality: equal keys iff [`json_eq`] (for values serde_json can
+/// represent). Object keys are sorted because `serde_json::Map` is a `BTreeMap` here.
+#[must_use]
+pub fn canonical_key(v: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(v, &mut out);
+    out
+}
+
+fn write_canonical(v: &Value, out: &mut String) {
+    use std::fmt::Write as _;
+    match v {
+        Value::Number(n) => match (as_i128(n), n.as_f64()) {
+            (Some(i), _) => write!(out, "{i}").unwrap_or(()),
+            (None, Some(f)) if f.fract() == 0.0 && f.abs() < 1e18 => {
+                #[allow(clippy::cast_possible_truncation, reason = "guarded: |f| < 1e18 and f has no fraction")]
+                write!(out, "{}", f as i64).unwrap_or(());
+            }
+            _ => write!(out, "{n}").unwrap_or(()),
+        },
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                write_canonical(item, out);
+            }
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// Keywords that never change which instances are valid.
+pub const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "examples",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "default",
+    "$schema",
+    "$id",
+    "$anchor",
+    "$defs",
+    "definitions",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "$vocabulary",
+];
+
+/// Validation keywords of 2020-12 that the compare stage reasons about.
+pub const MODELLED: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$ref",
+];
+
+/// Validation keywords of 2020-12 that the compare stage does not reason about yet: any change under
+/// them is reported as "cannot decide".
+pub const UNMODELLED: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentRequired",
+    "dependentSchemas",
+    "patternProperties",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$recursiveRef",
+    "$recursiveAnchor",
+    "dependencies",
+];
+
+/// Keywords that only apply to instances of one type.
+fn keyword_type(keyword: &str) -> Option<TypeSet> {
+    Some(match keyword {
+        "minLength" | "maxLength" | "pattern" | "format" => TypeSet::STRING,
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => TypeSet::NUMBER,
+        "items" | "prefixItems" | "minItems" | "maxItems" | "uniqueItems" | "contains" | "minContains"
+        | "maxContains" | "unevaluatedItems" => TypeSet::ARRAY,
+        "properties" | "required" | "additionalProperties" | "patternProperties" | "propertyNames"
+        | "minProperties" | "maxProperties" | "dependentRequired" | "dependentSchemas"
+        | "unevaluatedProperties" => TypeSet::OBJECT,
+        _ => return None,
+    })
+}
+
+/// A keyword's value and the JSON Pointer (within the tool) where it is written.
+#[derive(Clone, Debug)]
+pub struct At<'a> {
+    pub value: &'a Value,
+    pub ptr: String,
+}
+
+/// The validation-relevant content of one schema object after normalization.
+#[derive(Clone, Debug)]
+pub struct View<'a> {
+    /// Pointer of the schema object itself.
+    pub ptr: String,
+    pub types: TypeSet,
+    /// Where `type` (or the folded union) is written, when it is.
+    pub types_at: Option<String>,
+    /// `const`/`enum` as one list of allowed values, with its pointer.
+    pub values: Option<(Vec<&'a Value>, String)>,
+    /// Every other keyword, by name.
+    pub keywords: BTreeMap<&'a str, At<'a>>,
+}
+
+impl<'a> View<'a> {
+    /// Builds the view of a schema value (after `$ref` resolution by the caller).
+    #[must_use]
+    pub fn new(schema: &'a Value, ptr: &str) -> View<'a> {
+        let mut view =
+            View { ptr: ptr.to_owned(), types: TypeSet::ALL, types_at: None, values: None, keywords: BTreeMap::new() };
+        match schema {
+            Value::Bool(false) => {
+                view.types = TypeSet::EMPTY;
+                view.types_at = Some(ptr.to_owned());
+            }
+            Value::Object(map) => view.absorb(map, ptr),
+            _ => {}
+        }
+        view.fold_unions();
+        view
+    }
+
+    fn absorb(&mut self, map: &'a Map<String, Value>, ptr: &str) {
+        for (key, value) in map {
+            let at = At { value, ptr: format!("{ptr}/{}", crate::load::span::escape_token(key)) };
+            match key.as_str() {
+                "type" => {
+                    self.types = parse_types(value).unwrap_or(TypeSet::ALL);
+                    self.types_at = Some(at.ptr);
+                }
+                "const" => self.add_values(vec![value], at.ptr),
+                "enum" => {
+                    let list = value.as_array().map(|a| a.iter().collect()).unwrap_or_default();
+                    self.add_values(list, at.ptr);
+                }
+                _ => {
+                    self.keywords.insert(key.as_str(), at);
+                }
+            }
+        }
+    }
+
+    fn add_values(&mut self, list: Vec<&'a Value>, ptr: String) {
+        self.values = Some(match self.values.take() {
+            None => (list, ptr),
+            // `const` and `enum` together: only values in both are valid.
+            Some((prev, p)) => (prev.into_iter().filter(|v| list.iter().any(|w| json_eq(v, w))).collect(), p),
+        });
+    }
+
+    /// Folds `anyOf`/`oneOf` whose branches each admit one disjoint type and only carry keywords of
+    /// that type, e.g. `anyOf: [{type: string, maxLength: 5}, {type: null}]` == `type: [string, null]`
+    /// with `maxLength: 5`. Exact: a keyword of one type ignores instances of every other type.
+    fn fold_unions(&mut self) {
+        for key in ["anyOf", "oneOf"] {
+            let Some(at) = self.keywords.get(key) else { continue };
+            let Some(branches) = at.value.as_array() else { continue };
+            let base = at.ptr.clone();
+            let mut union = TypeSet::EMPTY;
+            let mut folded: BTreeMap<&'a str, At<'a>> = BTreeMap::new();
+            let mut ok = !branches.is_empty();
+            for (i, branch) in branches.iter().enumerate() {
+                let Some(map) = branch.as_object() else {
+                    ok = false;
+                    break;
+                };
+                let Some(t) = map.get("type").and_then(parse_types) else {
+                    ok = false;
+                    break;
+                };
+                let single = t == TypeSet::NUMBER || t.names().len() == 1;
+                if !single || union.intersects(t) {
+                    ok = false;
+                    break;
+                }
+                union = union.union(t);
+                for (k, v) in map {
+                    if k == "type" || ANNOTATIONS.contains(&k.as_str()) {
+                        continue;
+                    }
+                    let fits = keyword_type(k).is_some_and(|kt| t.intersects(kt) && kt.contains(t));
+                    let clash = folded.contains_key(k.as_str()) || self.keywords.contains_key(k.as_str());
+                    if !fits || clash {
+                        ok = false;
+                        break;
+                    }
+                    folded.insert(k.as_str(), At { value: v, ptr: format!("{base}/{i}/{k}") });
+                }
+                if !ok {
+                    break;
+                }
+            }
+            if ok {
+                self.types = self.types.intersect(union);
+                self.types_at.get_or_insert(base);
+                self.keywords.remove(key);
+                self.keywords.extend(folded);
+            }
+        }
+    }
+
+    #[must_use]
+    pub fn get(&self, keyword: &str) -> Option<&At<'a>> {
+        self.keywords.get(keyword)
+    }
+}
+
+/// Parses `type` as a string or a list of strings.
+#[must_use]
+pub fn parse_types(value: &Value) -> Option<TypeSet> {
+    match value {
+        Value::String(s) => TypeSet::from_name(s),
+        Value::Array(items) => items.iter().try_fold(TypeSet::EMPTY, |acc, item| {
+            item.as_str().and_then(TypeSet::from_name).map(|t| acc.union(t))
+        }),
+        _ => None,
+    }
+}
+
+/// Why a `$ref` could not be followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefProblem {
+    /// Points outside the document (a URL or another file): never fetched.
+    Remote(String),
+    /// `$dynamicRef` and friends.
+    Dynamic(String),
+    /// Local, but nothing is there.
+    Unresolved(String),
+}
+
+/// Resolves a local `$ref` against the schema document `root`. Returns the pointer of the target
+/// relative to `root` and the target.
+///
+/// # Errors
+/// A [`RefProblem`] for remote, dynamic or dangling references.
+pub fn resolve<'a>(root: &'a Value, reference: &str) -> Result<(String, &'a Value), RefProblem> {
+    let Some(fragment) = reference.strip_prefix('#') else {
+        return Err(RefProblem::Remote(reference.to_owned()));
+    };
+    if fragment.is_empty() || fragment.starts_with('/') {
+        let decoded = percent_decode(fragment);
+        return root.pointer(&decoded).map(|v| (decoded.clone(), v)).ok_or(RefProblem::Unresolved(reference.to_owned()));
+    }
+    find_anchor(root, fragment).ok_or(RefProblem::Unresolved(reference.to_owned()))
+}
+
+fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_owned();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Finds the schema with `"$anchor": name`, iteratively.
+fn find_anchor<'a>(root: &'a Value, name: &str) -> Option<(String, &'a Value)> {
+    let mut stack = vec![(String::new(), root)];
+    while let Some((ptr, value)) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if map.get("$anchor").and_then(Value::as_str) == Some(name) {
+                    return Some((ptr, value));
+                }
+                for (k, v) in map {
+                    if k != "enum" && k != "const" && k != "default" && k != "examples" {
+                        stack.push((format!("{ptr}/{}", crate::load::span::escape_token(k)), v));
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    stack.push((format!("{ptr}/{i}"), v));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether a value contains a `$ref`-like keyword anywhere (iterative).
+#[must_use]
+pub fn contains_ref(value: &Value) -> bool {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                if map.contains_key("$ref") || map.contains_key("$dynamicRef") || map.contains_key("$recursiveRef") {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn union_of_types_folds_like_type_list() {
+        let a = json!({"type": ["string", "null"], "maxLength": 3});
+        let b = json!({"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]});
+        let (va, vb) = (View::new(&a, ""), View::new(&b, ""));
+        assert_eq!(va.types, vb.types);
+        assert_eq!(va.get("maxLength").unwrap().value, vb.get("maxLength").unwrap().value);
+        assert!(vb.get("anyOf").is_none());
+    }
+
+    #[test]
+    fn unions_that_are_not_equivalent_stay() {
+        for s in [
+            json!({"anyOf": [{"type": "string"}, {"type": "string", "maxLength": 2}]}),
+            json!({"anyOf": [{"type": "integer"}, {"type": "number"}]}),
+            json!({"anyOf": [{"type": "string", "minimum": 2}, {"type": "null"}]}),
+            json!({"maxLength": 1, "anyOf": [{"type": "string", "maxLength": 2}, {"type": "null"}]}),
+        ] {
+            assert!(View::new(&s, "").get("anyOf").is_some(), "{s}");
+        }
+    }
+
+    #[test]
+    fn numbers_compare_by_value() {
+        assert!(json_eq(&json!(1), &json!(1.0)));
+        assert_eq!(canonical_key(&json!({"b": [1.0], "a": "x"})), canonical_key(&json!({"a": "x", "b": [1]})));
+        assert_eq!(TypeSet::of(&json!(2.0)), TypeSet::INTEGER);
+    }
+
+    #[test]
+    fn refs_resolve_locally_only() {
+        let root = json!({"$defs": {"a b": {"$anchor": "x", "type": "string"}}});
+        assert_eq!(resolve(&root, "#/$defs/a%20b").unwrap().0, "/$defs/a b");
+        assert_eq!(resolve(&root, "#x").unwrap().0, "/$defs/a b");
+        assert!(matches!(resolve(&root, "https://e.com/s"), Err(RefProblem::Remote(_))));
+        assert!(matches!(resolve(&root, "#/nope"), Err(RefProblem::Unresolved(_))));
+    }
+}

@@ -28,17 +28,22 @@ fn main() {
     for path in &entries {
         println!("cargo:rerun-if-changed={}", path.display());
         let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let (front, body) = split_front_matter(&text).unwrap_or_else(|| panic!("{}: missing +++ front matter", path.display()));
+        let (front, body) =
+            split_front_matter(&text).unwrap_or_else(|| panic!("{}: missing +++ front matter", path.display()));
         let table: toml::Table = front.parse().unwrap_or_else(|e| panic!("{}: bad front matter: {e}", path.display()));
         for key in REQUIRED {
-            if !table.get(*key).is_some_and(toml::Value::is_str) {
-                panic!("{}: front matter needs a string `{key}`", path.display());
-            }
+            assert!(
+                table.get(*key).is_some_and(toml::Value::is_str),
+                "{}: front matter needs a string `{key}`",
+                path.display()
+            );
         }
         for key in table.keys() {
-            if !REQUIRED.contains(&key.as_str()) && key != "mirror" && key != "mirror_reason" {
-                panic!("{}: unknown front matter key `{key}`", path.display());
-            }
+            assert!(
+                !(!REQUIRED.contains(&key.as_str()) && key != "mirror" && key != "mirror_reason"),
+                "{}: unknown front matter key `{key}`",
+                path.display()
+            );
         }
         let get = |k: &str| table.get(k).and_then(toml::Value::as_str).map(str::to_owned);
         let id = get("id").unwrap();
@@ -72,10 +77,10 @@ fn main() {
         )
         .unwrap();
     }
-    let all: String = entries
-        .iter()
-        .map(|p| format!("RuleId::{}, ", camel(&p.file_stem().unwrap().to_string_lossy())))
-        .collect();
+    let mut all = String::new();
+    for p in &entries {
+        write!(all, "RuleId::{}, ", camel(&p.file_stem().unwrap().to_string_lossy())).unwrap();
+    }
     let out = format!(
         "/// Every rule mcp-drift can report; generated from `rules/*.md` by `build.rs`.\n\
          #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n\

@@ -5,6 +5,7 @@
 //! the sections `explain` prints, and message templates that the checks stage fills in.
 
 use std::fmt;
+use std::fmt::Write as _;
 use std::str::FromStr;
 
 /// How loudly a finding is reported. Ordered from quietest to loudest.
@@ -151,7 +152,7 @@ pub fn table() -> String {
     let mut out = String::new();
     for rule in RuleId::ALL {
         let m = rule.meta();
-        out.push_str(&format!("{:width$}  {:7}  {:8}  {}\n", m.id, m.severity.as_str(), m.direction.as_str(), m.summary));
+        let _ = writeln!(out, "{:width$}  {:7}  {:8}  {}", m.id, m.severity.as_str(), m.direction.as_str(), m.summary);
     }
     out
 }
@@ -175,7 +176,8 @@ pub fn json() -> String {
 #[must_use]
 pub fn explain(rule: RuleId) -> String {
     let m = rule.meta();
-    let mut out = format!("{} (default severity: {}, direction: {})\n\n", m.id, m.severity.as_str(), m.direction.as_str());
+    let mut out =
+        format!("{} (default severity: {}, direction: {})\n\n", m.id, m.severity.as_str(), m.direction.as_str());
     out.push_str(m.doc.trim_end());
     out.push('\n');
     out

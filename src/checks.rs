@@ -7,6 +7,7 @@
 //! and pointer, so unrelated edits elsewhere in a file never change them.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -102,7 +103,13 @@ impl Draft {
     }
 }
 
-fn finding(change: &Change, old: &Snapshot, new: &Snapshot, sources: &Sources, renamed: &HashMap<&str, &str>) -> Finding {
+fn finding(
+    change: &Change,
+    old: &Snapshot,
+    new: &Snapshot,
+    sources: &Sources,
+    renamed: &HashMap<&str, &str>,
+) -> Finding {
     let old_tool = tool_for(old, change, renamed);
     let new_tool = new.tools.get(&change.tool);
     let mut draft = draft(change, new_tool);
@@ -147,7 +154,10 @@ pub fn fingerprint(rule: &str, tool: &str, pointer: &str) -> String {
         h.update(part.as_bytes());
         h.update([0]);
     }
-    h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+    h.finalize().iter().take(8).fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
 }
 
 /// Finds the pointer in the tool's file, climbing to the nearest parent that exists.
@@ -189,7 +199,7 @@ pub fn readable_path(pointer: &str) -> String {
                 i += 2;
             }
             "anyOf" | "oneOf" | "allOf" | "prefixItems" if i + 1 < tokens.len() => {
-                out.push_str(&format!("<{} {}>", tokens[i], tokens[i + 1]));
+                let _ = write!(out, "<{} {}>", tokens[i], tokens[i + 1]);
                 i += 2;
             }
             _ => i += 1,
@@ -253,15 +263,54 @@ pub fn words(name: &str) -> Vec<String> {
 fn is_identifier(name: &str) -> bool {
     let w = words(name);
     let last = w.last().map_or("", String::as_str);
-    matches!(last, "id" | "ids" | "uuid" | "guid" | "key" | "url" | "uri" | "href" | "sha" | "number" | "slug" | "handle" | "ref")
+    matches!(
+        last,
+        "id" | "ids" | "uuid" | "guid" | "key" | "url" | "uri" | "href" | "sha" | "number" | "slug" | "handle" | "ref"
+    )
 }
 
 /// Inputs that pick the target or scope of the action.
 const AUTHORITY: &[&str] = &[
-    "account", "accounts", "org", "orgs", "organization", "organisation", "owner", "repository", "repo", "repos",
-    "host", "hostname", "environment", "env", "region", "user", "users", "project", "tenant", "workspace", "path",
-    "url", "scope", "target", "visibility", "team", "namespace", "cluster", "domain", "endpoint", "server",
-    "database", "bucket", "subscription", "zone", "site", "channel", "recipient", "recipients", "as",
+    "account",
+    "accounts",
+    "org",
+    "orgs",
+    "organization",
+    "organisation",
+    "owner",
+    "repository",
+    "repo",
+    "repos",
+    "host",
+    "hostname",
+    "environment",
+    "env",
+    "region",
+    "user",
+    "users",
+    "project",
+    "tenant",
+    "workspace",
+    "path",
+    "url",
+    "scope",
+    "target",
+    "visibility",
+    "team",
+    "namespace",
+    "cluster",
+    "domain",
+    "endpoint",
+    "server",
+    "database",
+    "bucket",
+    "subscription",
+    "zone",
+    "site",
+    "channel",
+    "recipient",
+    "recipients",
+    "as",
 ];
 
 fn authority_word(name: &str) -> Option<String> {
@@ -314,7 +363,14 @@ fn draft(change: &Change, new_tool: Option<&Tool>) -> Draft {
 }
 
 #[allow(clippy::too_many_lines, reason = "one arm per schema change kind")]
-fn schema_draft(side: Side, sc: &SchemaChange, old_path: &str, new_path: &str, change: &Change, new_tool: Option<&Tool>) -> Draft {
+fn schema_draft(
+    side: Side,
+    sc: &SchemaChange,
+    old_path: &str,
+    new_path: &str,
+    change: &Change,
+    new_tool: Option<&Tool>,
+) -> Draft {
     use RuleId as R;
     let input = side == Side::Input;
     let pick = |i: R, o: R| if input { i } else { o };
@@ -324,7 +380,10 @@ fn schema_draft(side: Side, sc: &SchemaChange, old_path: &str, new_path: &str, c
             if input {
                 Draft::new(R::InputPropertyRemoved).old().var("path", old_path).var("effect", fate_text(*fate))
             } else if is_identifier(name) {
-                Draft::new(R::OutputIdentifierRemoved).old().var("path", old_path).var("effect", "it is gone from results")
+                Draft::new(R::OutputIdentifierRemoved)
+                    .old()
+                    .var("path", old_path)
+                    .var("effect", "it is gone from results")
             } else {
                 let d = Draft::new(R::OutputPropertyRemoved).old().var("path", old_path);
                 let d = d.var("presence", if *was_required { "always present" } else { "optional" });
@@ -339,9 +398,10 @@ fn schema_draft(side: Side, sc: &SchemaChange, old_path: &str, new_path: &str, c
             } else {
                 Draft::new(R::OutputPropertyRenamed)
             };
-            let mut d = base.var("path", if input || !is_identifier(from) { new_path.to_owned() } else { old_path.to_owned() });
+            let mut d =
+                base.var("path", if input || !is_identifier(from) { new_path.to_owned() } else { old_path.to_owned() });
             d = d.var("from", old_path).var("to", new_path).var("name", escape(to));
-            d.from = change.old_ptr.clone();
+            d.from.clone_from(&change.old_ptr);
             if !input && is_identifier(from) {
                 d.at_old = true;
             }
@@ -374,10 +434,14 @@ fn schema_draft(side: Side, sc: &SchemaChange, old_path: &str, new_path: &str, c
         }
         SchemaChange::RequiredAdded { name, new_property } => {
             let path = join_path(old_path, name);
-            let how = if *new_property { format!("new required {kind}") } else { format!("existing {kind} made required") };
+            let how =
+                if *new_property { format!("new required {kind}") } else { format!("existing {kind} made required") };
             let d = Draft::new(pick(R::InputRequiredAdded, R::OutputRequiredAdded)).var("path", path).var("how", how);
             if input && authority_word(name).is_some() {
-                d.var("extra", " It also selects the target of the action: approval given for the old shape does not cover it.")
+                d.var(
+                    "extra",
+                    " It also selects the target of the action: approval given for the old shape does not cover it.",
+                )
             } else {
                 d.var("extra", "")
             }
@@ -462,9 +526,10 @@ fn schema_draft(side: Side, sc: &SchemaChange, old_path: &str, new_path: &str, c
             };
             Draft::new(rule).var("path", parent_path(new_path))
         }
-        SchemaChange::Default { old, new } => {
-            Draft::new(R::InputDefaultChanged).var("path", new_path).var("old", show_opt(old.as_ref())).var("new", show_opt(new.as_ref()))
-        }
+        SchemaChange::Default { old, new } => Draft::new(R::InputDefaultChanged)
+            .var("path", new_path)
+            .var("old", show_opt(old.as_ref()))
+            .var("new", show_opt(new.as_ref())),
         SchemaChange::Composition { keyword, detail, delta } => {
             let breaking = if input { delta.less } else { delta.more };
             let rule = match (input, breaking) {
@@ -473,7 +538,10 @@ fn schema_draft(side: Side, sc: &SchemaChange, old_path: &str, new_path: &str, c
                 (false, true) => R::OutputCompositionWidened,
                 (false, false) => R::OutputCompositionNarrowed,
             };
-            let d = Draft::new(rule).var("path", parent_path(new_path)).var("keyword", keyword.clone()).var("detail", detail.clone());
+            let d = Draft::new(rule)
+                .var("path", parent_path(new_path))
+                .var("keyword", keyword.clone())
+                .var("detail", detail.clone());
             if delta.less && !input { d.old() } else { d }
         }
         SchemaChange::CannotDecide { keyword, reason } => Draft::new(pick(R::InputCannotDecide, R::OutputCannotDecide))

@@ -134,12 +134,22 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
     let mut changes: Vec<Change> = Vec::new();
     for t in &removed {
         if !renamed_old.contains(t.name.as_str()) {
-            changes.push(Change { tool: t.name.clone(), kind: ChangeKind::ToolRemoved, old_ptr: Some(String::new()), new_ptr: None });
+            changes.push(Change {
+                tool: t.name.clone(),
+                kind: ChangeKind::ToolRemoved,
+                old_ptr: Some(String::new()),
+                new_ptr: None,
+            });
         }
     }
     for t in &added {
         if !renamed_new.contains(t.name.as_str()) {
-            changes.push(Change { tool: t.name.clone(), kind: ChangeKind::ToolAdded, old_ptr: None, new_ptr: Some(String::new()) });
+            changes.push(Change {
+                tool: t.name.clone(),
+                kind: ChangeKind::ToolAdded,
+                old_ptr: None,
+                new_ptr: Some(String::new()),
+            });
         }
     }
     for (o, n) in &renames {
@@ -212,7 +222,7 @@ fn assign(mut candidates: Vec<(f64, usize, usize)>) -> Vec<(usize, usize)> {
 /// become `issuenumber`.
 #[must_use]
 pub fn normalize_name(name: &str) -> String {
-    name.chars().filter(char::is_ascii_alphanumeric).flat_map(|c| c.to_lowercase()).collect::<String>()
+    name.chars().filter(char::is_ascii_alphanumeric).flat_map(char::to_lowercase).collect::<String>()
         + &name.chars().filter(|c| !c.is_ascii() && c.is_alphanumeric()).collect::<String>()
 }
 
@@ -244,10 +254,16 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
     for ptr in ["/title", "/annotations/title"] {
         let (a, b) = (str_at(o, ptr), str_at(n, ptr));
         if a != b {
-            push(ChangeKind::TitleChanged { old: a.map(str::to_owned), new: b.map(str::to_owned) }, present(o, ptr), present(n, ptr));
+            push(
+                ChangeKind::TitleChanged { old: a.map(str::to_owned), new: b.map(str::to_owned) },
+                present(o, ptr),
+                present(n, ptr),
+            );
         }
     }
-    if let (a, b) = (str_at(o, "/description").unwrap_or(""), str_at(n, "/description").unwrap_or("")) && a != b {
+    if let (a, b) = (str_at(o, "/description").unwrap_or(""), str_at(n, "/description").unwrap_or(""))
+        && a != b
+    {
         push(
             ChangeKind::Description { old: a.to_owned(), new: b.to_owned() },
             present(o, "/description"),
@@ -273,11 +289,15 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
             );
         }
     }
-    drop(push);
 
     let empty = Value::Object(Map::new());
     let (oi, ni) = (o.get("inputSchema").unwrap_or(&empty), n.get("inputSchema").unwrap_or(&empty));
-    Walker::new(&tool, Side::Input, oi, ni, "/inputSchema", &mut out).walk(oi, "/inputSchema".into(), ni, "/inputSchema".into());
+    Walker::new(&tool, Side::Input, oi, ni, "/inputSchema", &mut out).walk(
+        oi,
+        "/inputSchema".into(),
+        ni,
+        "/inputSchema".into(),
+    );
     match (o.get("outputSchema"), n.get("outputSchema")) {
         (None, None) => {}
         (None, Some(_)) => out.push(Change {
@@ -293,7 +313,12 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
             new_ptr: None,
         }),
         (Some(a), Some(b)) => {
-            Walker::new(&tool, Side::Output, a, b, "/outputSchema", &mut out).walk(a, "/outputSchema".into(), b, "/outputSchema".into());
+            Walker::new(&tool, Side::Output, a, b, "/outputSchema", &mut out).walk(
+                a,
+                "/outputSchema".into(),
+                b,
+                "/outputSchema".into(),
+            );
         }
     }
     dedupe(out)
@@ -333,7 +358,14 @@ struct Walker<'a, 'o> {
 }
 
 impl<'a, 'o> Walker<'a, 'o> {
-    fn new(tool: &'a str, side: Side, old_root: &'a Value, new_root: &'a Value, base: &'a str, out: &'o mut Vec<Change>) -> Self {
+    fn new(
+        tool: &'a str,
+        side: Side,
+        old_root: &'a Value,
+        new_root: &'a Value,
+        base: &'a str,
+        out: &'o mut Vec<Change>,
+    ) -> Self {
         Walker { tool, side, old_root, new_root, base, out, in_progress: HashSet::new(), depth: 0 }
     }
 
@@ -347,12 +379,21 @@ impl<'a, 'o> Walker<'a, 'o> {
     }
 
     fn cannot_decide(&mut self, keyword: &str, reason: String, op: &str, np: &str) {
-        self.emit(SchemaChange::CannotDecide { keyword: keyword.to_owned(), reason }, Some(op.to_owned()), Some(np.to_owned()));
+        self.emit(
+            SchemaChange::CannotDecide { keyword: keyword.to_owned(), reason },
+            Some(op.to_owned()),
+            Some(np.to_owned()),
+        );
     }
 
     /// Follows `$ref` while the schema is nothing but a reference (annotations aside). Returns the
     /// target and its pointer, or the problem that stopped resolution.
-    fn deref(&self, root: &'a Value, mut schema: &'a Value, mut ptr: String) -> Result<(&'a Value, String, bool), RefProblem> {
+    fn deref(
+        &self,
+        root: &'a Value,
+        mut schema: &'a Value,
+        mut ptr: String,
+    ) -> Result<(&'a Value, String, bool), RefProblem> {
         let mut followed = false;
         for _ in 0..MAX_REF_HOPS {
             let Some(map) = schema.as_object() else { return Ok((schema, ptr, followed)) };
@@ -373,6 +414,10 @@ impl<'a, 'o> Walker<'a, 'o> {
         Err(RefProblem::Unresolved(format!("a chain of more than {MAX_REF_HOPS} references")))
     }
 
+    #[allow(
+        clippy::needless_pass_by_value,
+        reason = "pointers are built per call site; owning them keeps call sites short"
+    )]
     fn walk(&mut self, o: &'a Value, op: String, n: &'a Value, np: String) {
         if o == n && !schema::contains_ref(o) {
             return;
@@ -419,6 +464,10 @@ impl<'a, 'o> Walker<'a, 'o> {
         self.cannot_decide("$ref", reason, op, np);
     }
 
+    #[allow(
+        clippy::needless_pass_by_value,
+        reason = "pointers are built per call site; owning them keeps call sites short"
+    )]
     fn walk_resolved(&mut self, o: &'a Value, op: String, n: &'a Value, np: String) {
         let vo = View::new(o, &op);
         let vn = View::new(n, &np);
@@ -459,7 +508,9 @@ impl<'a, 'o> Walker<'a, 'o> {
         // Resolve one hop by building a synthetic `{"$ref": ..}` view.
         let (ra, rb) = (wrap_o.as_str().unwrap_or(""), wrap_n.as_str().unwrap_or(""));
         match (schema::resolve(self.old_root, ra), schema::resolve(self.new_root, rb)) {
-            (Ok((pa, ta)), Ok((pb, tb))) => self.walk(ta, format!("{}{pa}", self.base), tb, format!("{}{pb}", self.base)),
+            (Ok((pa, ta)), Ok((pb, tb))) => {
+                self.walk(ta, format!("{}{pa}", self.base), tb, format!("{}{pb}", self.base));
+            }
             (Err(p), _) | (_, Err(p)) => {
                 if ra != rb {
                     let (op, np) = (a.ptr.clone(), b.ptr.clone());
@@ -486,13 +537,20 @@ impl<'a, 'o> Walker<'a, 'o> {
                     (Some(_), None) => "was removed",
                     _ => "changed",
                 };
-                self.cannot_decide(keyword, format!("`{keyword}` {what}; its effect on validity is not analyzed yet"), &op, &np);
+                self.cannot_decide(
+                    keyword,
+                    format!("`{keyword}` {what}; its effect on validity is not analyzed yet"),
+                    &op,
+                    &np,
+                );
             }
         }
     }
 
     fn types_and_values(&mut self, vo: &View<'a>, vn: &View<'a>) {
-        let type_ptrs = || (vo.types_at.clone().or_else(|| Some(vo.ptr.clone())), vn.types_at.clone().or_else(|| Some(vn.ptr.clone())));
+        let type_ptrs = || {
+            (vo.types_at.clone().or_else(|| Some(vo.ptr.clone())), vn.types_at.clone().or_else(|| Some(vn.ptr.clone())))
+        };
         if vo.values.is_none() && vn.values.is_none() {
             let lost = vo.types.minus(vn.types);
             let gained = vn.types.minus(vo.types);
@@ -523,11 +581,25 @@ impl<'a, 'o> Walker<'a, 'o> {
         if removed.is_empty() && added.is_empty() && !introduced && !dropped {
             return;
         }
-        let optr = vo.values.as_ref().map(|(_, p)| p.clone()).or_else(|| vo.types_at.clone()).unwrap_or_else(|| vo.ptr.clone());
-        let nptr = vn.values.as_ref().map(|(_, p)| p.clone()).or_else(|| vn.types_at.clone()).unwrap_or_else(|| vn.ptr.clone());
+        let optr = vo
+            .values
+            .as_ref()
+            .map(|(_, p)| p.clone())
+            .or_else(|| vo.types_at.clone())
+            .unwrap_or_else(|| vo.ptr.clone());
+        let nptr = vn
+            .values
+            .as_ref()
+            .map(|(_, p)| p.clone())
+            .or_else(|| vn.types_at.clone())
+            .unwrap_or_else(|| vn.ptr.clone());
         self.emit(SchemaChange::Enum { removed, added, introduced, dropped }, Some(optr), Some(nptr));
     }
 
+    #[allow(
+        clippy::float_cmp,
+        reason = "equal written bounds are exactly equal; anything else is compared by divisibility"
+    )]
     fn numbers(&mut self, vo: &View<'a>, vn: &View<'a>, common: TypeSet) {
         let integers_only = !common.intersects(TypeSet::FRACTION);
         for lower in [true, false] {
@@ -535,7 +607,8 @@ impl<'a, 'o> Walker<'a, 'o> {
             let b = bound(vn, lower, integers_only);
             let (tighter, looser) = compare_bounds(a.as_ref(), b.as_ref(), lower);
             if tighter || looser {
-                let keyword = b.as_ref().or(a.as_ref()).map_or(if lower { "minimum" } else { "maximum" }, |x| x.keyword);
+                let keyword =
+                    b.as_ref().or(a.as_ref()).map_or(if lower { "minimum" } else { "maximum" }, |x| x.keyword);
                 let op = a.as_ref().map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
                 let np = b.as_ref().map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
                 self.emit(
@@ -583,6 +656,7 @@ impl<'a, 'o> Walker<'a, 'o> {
     }
 
     /// `min*`/`max*` counts: a larger minimum or a smaller maximum accepts less.
+    #[allow(clippy::float_cmp, reason = "counts are integers written in JSON; exact comparison is intended")]
     fn lengths(&mut self, vo: &View<'a>, vn: &View<'a>, keywords: &[&str; 2]) {
         for (i, keyword) in keywords.iter().enumerate() {
             let get = |v: &View<'a>| v.get(keyword).and_then(|x| x.value.as_f64());
@@ -599,14 +673,21 @@ impl<'a, 'o> Walker<'a, 'o> {
     }
 
     fn strings(&mut self, vo: &View<'a>, vn: &View<'a>) {
-        let text = |v: &View<'a>, k: &str| v.get(k).map(|x| x.value.as_str().map_or_else(|| x.value.to_string(), str::to_owned));
+        let text = |v: &View<'a>, k: &str| {
+            v.get(k).map(|x| x.value.as_str().map_or_else(|| x.value.to_string(), str::to_owned))
+        };
         let (a, b) = (text(vo, "pattern"), text(vn, "pattern"));
         if a != b {
             let op = vo.get("pattern").map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
             let np = vn.get("pattern").map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
             if b.is_none() {
                 self.emit(
-                    SchemaChange::Constraint { keyword: "pattern".into(), old: a.map(Value::String), new: None, delta: Delta::MORE },
+                    SchemaChange::Constraint {
+                        keyword: "pattern".into(),
+                        old: a.map(Value::String),
+                        new: None,
+                        delta: Delta::MORE,
+                    },
                     Some(op),
                     Some(np),
                 );
@@ -672,7 +753,10 @@ impl<'a, 'o> Walker<'a, 'o> {
                 .unwrap_or_default()
         };
         let required = |v: &View<'a>| -> BTreeSet<&'a str> {
-            v.get("required").and_then(|x| x.value.as_array()).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default()
+            v.get("required")
+                .and_then(|x| x.value.as_array())
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default()
         };
         let (po, pn) = (props(vo), props(vn));
         let (ro, rn) = (required(vo), required(vn));
@@ -711,12 +795,20 @@ impl<'a, 'o> Walker<'a, 'o> {
                     Some(b.ptr.clone()),
                 );
                 if rn.contains(to) && !ro.contains(name) {
-                    self.emit(SchemaChange::RequiredAdded { name: (*to).to_owned(), new_property: false }, Some(required_at(vo)), Some(required_at(vn)));
+                    self.emit(
+                        SchemaChange::RequiredAdded { name: (*to).to_owned(), new_property: false },
+                        Some(required_at(vo)),
+                        Some(required_at(vn)),
+                    );
                 }
                 self.walk(a.value, a.ptr.clone(), b.value, b.ptr.clone());
             } else {
                 self.emit(
-                    SchemaChange::PropertyRemoved { name: (*name).to_owned(), was_required: ro.contains(name), fate: new_fate },
+                    SchemaChange::PropertyRemoved {
+                        name: (*name).to_owned(),
+                        was_required: ro.contains(name),
+                        fate: new_fate,
+                    },
                     Some(a.ptr.clone()),
                     Some(vn.get("properties").map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone())),
                 );
@@ -729,9 +821,17 @@ impl<'a, 'o> Walker<'a, 'o> {
             let b = &pn[name];
             let op = Some(vo.get("properties").map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone()));
             if rn.contains(name) && self.side == Side::Input {
-                self.emit(SchemaChange::RequiredAdded { name: (*name).to_owned(), new_property: true }, op, Some(b.ptr.clone()));
+                self.emit(
+                    SchemaChange::RequiredAdded { name: (*name).to_owned(), new_property: true },
+                    op,
+                    Some(b.ptr.clone()),
+                );
             } else {
-                self.emit(SchemaChange::PropertyAdded { name: (*name).to_owned(), required: rn.contains(name), old_closed }, op, Some(b.ptr.clone()));
+                self.emit(
+                    SchemaChange::PropertyAdded { name: (*name).to_owned(), required: rn.contains(name), old_closed },
+                    op,
+                    Some(b.ptr.clone()),
+                );
                 if let Some(a) = ap(vo).filter(|s| s.is_object()) {
                     // The name used to fall under `additionalProperties`: compare against that schema.
                     let ptr = format!("{}/additionalProperties", vo.ptr);
@@ -742,13 +842,21 @@ impl<'a, 'o> Walker<'a, 'o> {
         for name in rn.difference(&ro) {
             let known_before = po.contains_key(name) || !pn.contains_key(name);
             if known_before && !renamed_from.contains_key(name) {
-                self.emit(SchemaChange::RequiredAdded { name: (*name).to_owned(), new_property: false }, Some(required_at(vo)), Some(required_at(vn)));
+                self.emit(
+                    SchemaChange::RequiredAdded { name: (*name).to_owned(), new_property: false },
+                    Some(required_at(vo)),
+                    Some(required_at(vn)),
+                );
             }
         }
         for name in ro.difference(&rn) {
             // A removed or renamed property already says it.
             if pn.contains_key(name) || (!po.contains_key(name) && !renamed_from.contains_key(name)) {
-                self.emit(SchemaChange::RequiredRemoved { name: (*name).to_owned() }, Some(required_at(vo)), Some(required_at(vn)));
+                self.emit(
+                    SchemaChange::RequiredRemoved { name: (*name).to_owned() },
+                    Some(required_at(vo)),
+                    Some(required_at(vn)),
+                );
             }
         }
 
@@ -810,17 +918,25 @@ impl<'a, 'o> Walker<'a, 'o> {
             // A branch of anyOf/oneOf removed accepts less; a conjunct of allOf removed accepts more.
             let delta = if conjunction { Delta::MORE } else { Delta::LESS };
             let detail = format!("{} of {} was removed ({extra_a} fewer)", branch_word(keyword), keyword);
-            self.emit(SchemaChange::Composition { keyword: keyword.to_owned(), detail, delta }, Some(format!("{}/{i}", a.ptr)), Some(b.ptr.clone()));
+            self.emit(
+                SchemaChange::Composition { keyword: keyword.to_owned(), detail, delta },
+                Some(format!("{}/{i}", a.ptr)),
+                Some(b.ptr.clone()),
+            );
         }
         for &j in unmatched_b.iter().skip(unmatched_a.len()) {
             let delta = if conjunction { Delta::LESS } else { Delta::MORE };
             let detail = format!("{} of {} was added ({extra_b} more)", branch_word(keyword), keyword);
-            self.emit(SchemaChange::Composition { keyword: keyword.to_owned(), detail, delta }, Some(a.ptr.clone()), Some(format!("{}/{j}", b.ptr)));
+            self.emit(
+                SchemaChange::Composition { keyword: keyword.to_owned(), detail, delta },
+                Some(a.ptr.clone()),
+                Some(format!("{}/{j}", b.ptr)),
+            );
         }
     }
 
-    fn annotations(&mut self, o: &Value, op: &str, n: &Value, np: &str) {
-        let (Some(mo), Some(mn)) = (o.as_object(), n.as_object()) else { return };
+    fn annotations(&mut self, old: &Value, op: &str, new: &Value, np: &str) {
+        let (Some(mo), Some(mn)) = (old.as_object(), new.as_object()) else { return };
         let (da, db) = (mo.get("description").and_then(Value::as_str), mn.get("description").and_then(Value::as_str));
         if da != db {
             self.out.push(Change {
@@ -838,8 +954,14 @@ impl<'a, 'o> Walker<'a, 'o> {
                 _ => false,
             };
             if !same {
-                let ptr = |m: &Map<String, Value>, p: &str| if m.contains_key("default") { format!("{p}/default") } else { p.to_owned() };
-                self.emit(SchemaChange::Default { old: a.cloned(), new: b.cloned() }, Some(ptr(mo, op)), Some(ptr(mn, np)));
+                let ptr = |m: &Map<String, Value>, p: &str| {
+                    if m.contains_key("default") { format!("{p}/default") } else { p.to_owned() }
+                };
+                self.emit(
+                    SchemaChange::Default { old: a.cloned(), new: b.cloned() },
+                    Some(ptr(mo, op)),
+                    Some(ptr(mn, np)),
+                );
             }
         }
     }
@@ -855,7 +977,8 @@ fn fast_difference(domain: &[Value], other: &View<'_>, accepts: &dyn Fn(&View<'_
     if let Some((list, _)) = &other.values
         && list.len() > 16
     {
-        let keys: HashSet<String> = list.iter().filter(|x| other.types.admits(x)).map(|x| schema::canonical_key(x)).collect();
+        let keys: HashSet<String> =
+            list.iter().filter(|x| other.types.admits(x)).map(|x| schema::canonical_key(x)).collect();
         return domain.iter().filter(|x| !keys.contains(&schema::canonical_key(x))).cloned().collect();
     }
     domain.iter().filter(|x| !accepts(other, x)).cloned().collect()
@@ -874,7 +997,13 @@ fn bound(v: &View<'_>, lower: bool, integers_only: bool) -> Option<Bound> {
     let (inc, exc) = if lower { ("minimum", "exclusiveMinimum") } else { ("maximum", "exclusiveMaximum") };
     let get = |k: &'static str, exclusive: bool| {
         v.get(k).and_then(|at| {
-            at.value.as_number().map(|n| Bound { keyword: k, written: at.value.clone(), value: n.clone(), exclusive, ptr: at.ptr.clone() })
+            at.value.as_number().map(|n| Bound {
+                keyword: k,
+                written: at.value.clone(),
+                value: n.clone(),
+                exclusive,
+                ptr: at.ptr.clone(),
+            })
         })
     };
     let candidates = [get(inc, false), get(exc, true)];
@@ -980,7 +1109,7 @@ mod tests {
 
     #[test]
     fn names_normalize_across_styles() {
-        assert_eq!(name_similarity("issueNumber", "issue_number"), 1.0);
+        assert!(name_similarity("issueNumber", "issue_number") >= 1.0);
         assert!(name_similarity("q", "query") >= 0.85);
         assert!(name_similarity("owner", "limit") < 0.7);
     }

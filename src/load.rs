@@ -157,8 +157,8 @@ fn add_file(snapshot: &mut Snapshot, sources: &mut Sources, name: String, bytes:
         let (line, column) = span::line_column(&prefix, &span::line_starts(&prefix), valid);
         Error::input(&name, line, column, "file is not valid UTF-8")
     })?;
-    if let Some(stripped) = text.strip_prefix('\u{feff}') {
-        text = stripped.to_owned();
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
     }
     if text.trim().is_empty() {
         return Err(Error::input(&name, 1, 1, "file is empty; expected a JSON tools/list snapshot"));
@@ -207,7 +207,11 @@ fn collect_tools(value: Value, base: String, source: &SourceFile, out: &mut Vec<
         Value::Object(mut map) => {
             if map.contains_key("jsonrpc") || (map.contains_key("id") && map.contains_key("result")) {
                 if map.contains_key("error") {
-                    return Err(shape_error(source, &format!("{base}/error"), "JSON-RPC error response, not a tools/list result"));
+                    return Err(shape_error(
+                        source,
+                        &format!("{base}/error"),
+                        "JSON-RPC error response, not a tools/list result",
+                    ));
                 }
                 let Some(result) = map.remove("result") else {
                     return Err(shape_error(source, &base, "JSON-RPC response without `result`"));
@@ -216,7 +220,11 @@ fn collect_tools(value: Value, base: String, source: &SourceFile, out: &mut Vec<
             }
             if let Some(tools) = map.remove("tools") {
                 let Value::Array(tools) = tools else {
-                    return Err(shape_error(source, &format!("{base}/tools"), "`tools` must be an array of tool objects"));
+                    return Err(shape_error(
+                        source,
+                        &format!("{base}/tools"),
+                        "`tools` must be an array of tool objects",
+                    ));
                 };
                 for (i, tool) in tools.into_iter().enumerate() {
                     out.push((format!("{base}/tools/{i}"), tool));
@@ -234,7 +242,8 @@ fn collect_tools(value: Value, base: String, source: &SourceFile, out: &mut Vec<
             ))
         }
         Value::Array(items) => {
-            let pages = !items.is_empty() && items.iter().all(|i| i.get("tools").is_some() || i.get("result").is_some());
+            let pages =
+                !items.is_empty() && items.iter().all(|i| i.get("tools").is_some() || i.get("result").is_some());
             for (i, item) in items.into_iter().enumerate() {
                 let pointer = format!("{base}/{i}");
                 if pages {
@@ -268,14 +277,14 @@ fn check_tool(value: Value, base: &str, file: FileId, source: &SourceFile) -> Re
         }
         None => return Err(shape_error(source, base, format!("tool `{}` has no `inputSchema`", escape(name)))),
     }
-    if let Some(output) = map.get("outputSchema") {
-        if !(output.is_object() || output.is_boolean()) {
-            return Err(shape_error(
-                source,
-                &format!("{base}/outputSchema"),
-                format!("tool `{}`: `outputSchema` must be a JSON Schema (object or boolean)", escape(name)),
-            ));
-        }
+    if let Some(output) = map.get("outputSchema")
+        && !(output.is_object() || output.is_boolean())
+    {
+        return Err(shape_error(
+            source,
+            &format!("{base}/outputSchema"),
+            format!("tool `{}`: `outputSchema` must be a JSON Schema (object or boolean)", escape(name)),
+        ));
     }
     Ok(Tool { name: name.clone(), value, file, base: base.to_owned() })
 }

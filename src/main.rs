@@ -98,7 +98,9 @@ fn print(text: &str) -> Result<(), mcp_drift::Error> {
     let mut out = std::io::stdout().lock();
     // A closed pipe (`| head`) is not an error worth a message.
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(mcp_drift::Error::Io { path: "<stdout>".into(), message: e.to_string() }),
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(mcp_drift::Error::Io { path: "<stdout>".into(), message: e.to_string() })
+        }
         _ => Ok(()),
     }
 }
@@ -124,8 +126,11 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
         }
         Command::Explain { rule } => {
             let Some(id) = RuleId::from_id(&rule) else {
-                let hint = mcp_drift::catalog::closest(&rule).map(|r| format!("; did you mean `{r}`?")).unwrap_or_default();
-                return Err(mcp_drift::Error::Usage(format!("unknown rule `{rule}`{hint} (`mcp-drift rules` lists them)")));
+                let hint =
+                    mcp_drift::catalog::closest(&rule).map(|r| format!("; did you mean `{r}`?")).unwrap_or_default();
+                return Err(mcp_drift::Error::Usage(format!(
+                    "unknown rule `{rule}`{hint} (`mcp-drift rules` lists them)"
+                )));
             };
             print(&mcp_drift::catalog::explain(id))?;
             Ok(ExitCode::SUCCESS)

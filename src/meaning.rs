@@ -23,18 +23,51 @@ pub struct Verdict {
 
 const NEGATION: &[&str] = &["not", "no", "never", "none", "without", "cannot", "nothing", "neither", "nor", "except"];
 const OBLIGATION: &[&str] = &[
-    "must", "required", "require", "requires", "optional", "optionally", "only", "deprecated", "may", "should",
-    "shall", "always", "mandatory", "unless", "ignored", "ignore", "ignores",
+    "must",
+    "required",
+    "require",
+    "requires",
+    "optional",
+    "optionally",
+    "only",
+    "deprecated",
+    "may",
+    "should",
+    "shall",
+    "always",
+    "mandatory",
+    "unless",
+    "ignored",
+    "ignore",
+    "ignores",
 ];
 const SCOPE: &[&str] = &[
-    "all", "any", "every", "each", "organization", "organisation", "org", "account", "private", "public",
-    "internal", "global", "tenant", "workspace", "repository", "owner", "team", "user", "users", "everyone",
+    "all",
+    "any",
+    "every",
+    "each",
+    "organization",
+    "organisation",
+    "org",
+    "account",
+    "private",
+    "public",
+    "internal",
+    "global",
+    "tenant",
+    "workspace",
+    "repository",
+    "owner",
+    "team",
+    "user",
+    "users",
+    "everyone",
 ];
 const DEFAULTS: &[&str] = &["default", "defaults", "defaulting", "defaulted"];
 const STOPWORDS: &[&str] = &[
     "a", "an", "the", "of", "to", "in", "for", "on", "with", "and", "or", "is", "are", "be", "this", "that", "it",
-    "its", "by", "as", "at", "from", "will", "can", "which", "e", "g", "i", "ie", "eg", "use", "used", "using",
-    "you", "your", "please", "here", "there",
+    "its", "by", "as", "at", "from", "will", "can", "which", "e", "g", "i", "ie", "eg", "use", "used", "using", "you",
+    "your", "please", "here", "there",
 ];
 
 /// Words of a description, lower-cased, with `n't` spelled `not` and numbers kept whole (`1.5`).
@@ -97,10 +130,13 @@ pub fn classify(old: &str, new: &str) -> Verdict {
             added.push(t);
         }
     }
+    let typos = drop_typo_pairs(&mut removed, &mut added);
     let meaning = |trigger: String| Verdict { meaning: true, trigger, diff: diff.clone() };
     // Numbers: `100` -> `50`.
-    let (rn, an): (Vec<&str>, Vec<&str>) =
-        (removed.iter().copied().filter(|t| is_number(t)).collect(), added.iter().copied().filter(|t| is_number(t)).collect());
+    let (rn, an): (Vec<&str>, Vec<&str>) = (
+        removed.iter().copied().filter(|t| is_number(t)).collect(),
+        added.iter().copied().filter(|t| is_number(t)).collect(),
+    );
     if !rn.is_empty() || !an.is_empty() {
         return meaning(match (rn.first(), an.first()) {
             (Some(x), Some(y)) => format!("number \"{x}\" -> \"{y}\""),
@@ -122,10 +158,7 @@ pub fn classify(old: &str, new: &str) -> Verdict {
     };
     let (cr, ca) = (content(&removed), content(&added));
     if cr.is_empty() && ca.is_empty() {
-        return cosmetic("only filler words changed");
-    }
-    if is_typo_fix(&cr, &ca) {
-        return cosmetic("typo fix");
+        return cosmetic(if typos { "typo fix" } else { "only filler words changed" });
     }
     match (cr.first(), ca.first()) {
         (Some(x), Some(y)) => meaning(format!("\"{}\" -> \"{}\"", escape(x), escape(y))),
@@ -135,25 +168,28 @@ pub fn classify(old: &str, new: &str) -> Verdict {
     }
 }
 
-/// Every removed word pairs with an added word at a small edit distance.
-fn is_typo_fix(removed: &[String], added: &[String]) -> bool {
-    if removed.len() != added.len() || removed.is_empty() {
-        return false;
-    }
-    let mut used = vec![false; added.len()];
-    for r in removed {
-        let hit = added.iter().enumerate().position(|(j, a)| {
-            !used[j] && r.len() >= 3 && a.len() >= 3 && {
+/// Removes pairs of a removed and an added word that are the same word misspelt (small edit distance,
+/// not numbers). Returns whether any pair was found.
+fn drop_typo_pairs(removed: &mut Vec<&str>, added: &mut Vec<&str>) -> bool {
+    let mut found = false;
+    let mut i = 0;
+    while i < removed.len() {
+        let r = removed[i];
+        let hit = added.iter().position(|a| {
+            !is_number(r) && !is_number(a) && r.len() >= 4 && a.len() >= 4 && {
                 let d = strsim::damerau_levenshtein(r, a);
                 d <= 2 && d * 4 <= r.len().max(a.len())
             }
         });
-        match hit {
-            Some(j) => used[j] = true,
-            None => return false,
+        if let Some(j) = hit {
+            removed.remove(i);
+            added.remove(j);
+            found = true;
+        } else {
+            i += 1;
         }
     }
-    true
+    found
 }
 
 /// A git-style word diff, `[-old-]{+new+}`, cut to a readable length.

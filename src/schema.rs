@@ -156,7 +156,7 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// A hashable key with JSON Schema equality: equal keys iff [`json_eq`] (for values serde_json can
+/// A hashable key with JSON Schema equality: equal keys iff [`json_eq`] (for values `serde_json` can
 /// represent). Object keys are sorted because `serde_json::Map` is a `BTreeMap` here.
 #[must_use]
 pub fn canonical_key(v: &Value) -> String {
@@ -283,8 +283,15 @@ fn keyword_type(keyword: &str) -> Option<TypeSet> {
         "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => TypeSet::NUMBER,
         "items" | "prefixItems" | "minItems" | "maxItems" | "uniqueItems" | "contains" | "minContains"
         | "maxContains" | "unevaluatedItems" => TypeSet::ARRAY,
-        "properties" | "required" | "additionalProperties" | "patternProperties" | "propertyNames"
-        | "minProperties" | "maxProperties" | "dependentRequired" | "dependentSchemas"
+        "properties"
+        | "required"
+        | "additionalProperties"
+        | "patternProperties"
+        | "propertyNames"
+        | "minProperties"
+        | "maxProperties"
+        | "dependentRequired"
+        | "dependentSchemas"
         | "unevaluatedProperties" => TypeSet::OBJECT,
         _ => return None,
     })
@@ -419,9 +426,9 @@ impl<'a> View<'a> {
 pub fn parse_types(value: &Value) -> Option<TypeSet> {
     match value {
         Value::String(s) => TypeSet::from_name(s),
-        Value::Array(items) => items.iter().try_fold(TypeSet::EMPTY, |acc, item| {
-            item.as_str().and_then(TypeSet::from_name).map(|t| acc.union(t))
-        }),
+        Value::Array(items) => items
+            .iter()
+            .try_fold(TypeSet::EMPTY, |acc, item| item.as_str().and_then(TypeSet::from_name).map(|t| acc.union(t))),
         _ => None,
     }
 }
@@ -448,7 +455,10 @@ pub fn resolve<'a>(root: &'a Value, reference: &str) -> Result<(String, &'a Valu
     };
     if fragment.is_empty() || fragment.starts_with('/') {
         let decoded = percent_decode(fragment);
-        return root.pointer(&decoded).map(|v| (decoded.clone(), v)).ok_or(RefProblem::Unresolved(reference.to_owned()));
+        return root
+            .pointer(&decoded)
+            .map(|v| (decoded.clone(), v))
+            .ok_or(RefProblem::Unresolved(reference.to_owned()));
     }
     find_anchor(root, fragment).ok_or(RefProblem::Unresolved(reference.to_owned()))
 }
@@ -461,12 +471,13 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
         }
         out.push(bytes[i]);
         i += 1;

@@ -1,6 +1,6 @@
 //! Byte spans of JSON Pointers in the original source text.
 //!
-//! serde_json does not keep positions, and keeping them for every value of a 100 MB snapshot would cost
+//! `serde_json` does not keep positions, and keeping them for every value of a 100 MB snapshot would cost
 //! more than the analysis. Instead this module re-scans the text lazily, only for the pointers that a
 //! finding names. The scanner is iterative, so no nesting depth can overflow the stack.
 
@@ -148,7 +148,6 @@ fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
                 depth = depth.checked_sub(1)?;
                 i += 1;
             }
-            b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' if depth > 0 => i += 1,
             _ if depth > 0 => i += 1,
             _ => {
                 // A scalar at depth 0: read to the next delimiter.

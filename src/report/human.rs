@@ -32,7 +32,11 @@ fn mask(text: &str) -> Cow<'_, str> {
     if !text.chars().any(|c| is_hidden(c) && c != '\r') {
         return Cow::Borrowed(text);
     }
-    Cow::Owned(text.chars().map(|c| if is_hidden(c) && c != '\r' { "?".repeat(c.len_utf8()) } else { c.to_string() }).collect())
+    Cow::Owned(
+        text.chars()
+            .map(|c| if is_hidden(c) && c != '\r' { "?".repeat(c.len_utf8()) } else { c.to_string() })
+            .collect(),
+    )
 }
 
 impl<'a> Files<'a> for Display<'a> {
@@ -56,7 +60,8 @@ impl<'a> Files<'a> for Display<'a> {
     fn line_range(&'a self, id: FileId, line_index: usize) -> Result<Range<usize>, FilesError> {
         let file = self.sources.files.get(id).ok_or(FilesError::FileMissing)?;
         let starts = file.line_starts();
-        let start = *starts.get(line_index).ok_or(FilesError::LineTooLarge { given: line_index, max: starts.len() - 1 })?;
+        let start =
+            *starts.get(line_index).ok_or(FilesError::LineTooLarge { given: line_index, max: starts.len() - 1 })?;
         let end = starts.get(line_index + 1).copied().unwrap_or(file.text.len());
         Ok(start..end)
     }
@@ -71,11 +76,19 @@ fn diagnostic(f: &Finding) -> Diagnostic<FileId> {
     let removal = f.new.is_none() || f.at_old;
     let mut labels = Vec::new();
     if let Some(new) = &f.new {
-        let label = if removal { Label::secondary(new.file, new.range.clone()) } else { Label::primary(new.file, new.range.clone()) };
+        let label = if removal {
+            Label::secondary(new.file, new.range.clone())
+        } else {
+            Label::primary(new.file, new.range.clone())
+        };
         labels.push(label.with_message("now"));
     }
     if let Some(old) = &f.old {
-        let label = if removal { Label::primary(old.file, old.range.clone()) } else { Label::secondary(old.file, old.range.clone()) };
+        let label = if removal {
+            Label::primary(old.file, old.range.clone())
+        } else {
+            Label::secondary(old.file, old.range.clone())
+        };
         labels.push(label.with_message("before"));
     }
     let mut notes: Vec<String> = f.notes.clone();

@@ -1,48 +1,82 @@
-//! `--format json`: the machine-readable report, version 1.
+//! `--format json`: the machine-readable report, version 1. Field order is fixed by the structs below.
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use super::Summary;
 use crate::Analysis;
 use crate::checks::Location;
 
-fn location(loc: Option<&Location>) -> Value {
-    loc.map_or(Value::Null, |l| json!({"file": l.path, "line": l.line, "column": l.column}))
+#[derive(Serialize)]
+struct Doc<'a> {
+    version: u32,
+    old: &'a str,
+    new: &'a str,
+    summary: Counts,
+    findings: Vec<JsonFinding<'a>>,
+}
+
+#[derive(Serialize)]
+struct Counts {
+    error: usize,
+    warning: usize,
+    info: usize,
+}
+
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    rule: &'a str,
+    severity: &'a str,
+    tool: &'a str,
+    pointer: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from: Option<&'a str>,
+    message: &'a str,
+    why: &'a str,
+    migration: &'a str,
+    old: Option<Place<'a>>,
+    new: Option<Place<'a>>,
+    fingerprint: &'a str,
+}
+
+#[derive(Serialize)]
+struct Place<'a> {
+    file: &'a str,
+    line: usize,
+    column: usize,
+}
+
+fn place(loc: Option<&Location>) -> Option<Place<'_>> {
+    loc.map(|l| Place { file: &l.path, line: l.line, column: l.column })
 }
 
 /// Renders the analysis as one JSON document (with a trailing newline).
 #[must_use]
 pub fn render(analysis: &Analysis) -> String {
     let summary = Summary::of(&analysis.findings);
-    let findings: Vec<Value> = analysis
+    let findings = analysis
         .findings
         .iter()
-        .map(|f| {
-            let mut v = json!({
-                "rule": f.rule.as_str(),
-                "severity": f.severity.as_str(),
-                "tool": f.tool,
-                "pointer": f.pointer,
-                "message": f.message,
-                "why": f.why,
-                "migration": f.migration,
-                "old": location(f.old.as_ref()),
-                "new": location(f.new.as_ref()),
-                "fingerprint": f.fingerprint,
-            });
-            if let Some(from) = &f.from {
-                v["from"] = json!(from);
-            }
-            v
+        .map(|f| JsonFinding {
+            rule: f.rule.as_str(),
+            severity: f.severity.as_str(),
+            tool: &f.tool,
+            pointer: &f.pointer,
+            from: f.from.as_deref(),
+            message: &f.message,
+            why: &f.why,
+            migration: &f.migration,
+            old: place(f.old.as_ref()),
+            new: place(f.new.as_ref()),
+            fingerprint: &f.fingerprint,
         })
         .collect();
-    let doc = json!({
-        "version": 1,
-        "old": analysis.old.label,
-        "new": analysis.new.label,
-        "summary": {"error": summary.error, "warning": summary.warning, "info": summary.info},
-        "findings": findings,
-    });
+    let doc = Doc {
+        version: 1,
+        old: &analysis.old.label,
+        new: &analysis.new.label,
+        summary: Counts { error: summary.error, warning: summary.warning, info: summary.info },
+        findings,
+    };
     let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
     out.push('\n');
     out

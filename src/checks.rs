@@ -205,7 +205,10 @@ pub fn readable_path(pointer: &str) -> String {
             _ => i += 1,
         }
     }
-    if out.is_empty() { "(root)".to_owned() } else { escape(&out) }
+    if out.is_empty() {
+        return if pointer.starts_with("/outputSchema") { "(result)" } else { "(arguments)" }.to_owned();
+    }
+    escape(&out)
 }
 
 fn show(v: &Value) -> String {
@@ -227,6 +230,7 @@ fn fate_text(fate: Fate) -> &'static str {
     match fate {
         Fate::Rejected => "old calls that still send it are now rejected (`additionalProperties: false`)",
         Fate::Ignored => "old calls that still send it still validate, and the value is silently ignored",
+        Fate::MissingRequired => "old calls send the old name, lack the required new one, and are rejected",
         Fate::Revalidated => {
             "old calls that still send it are checked against `additionalProperties` and the value is then ignored"
         }
@@ -524,7 +528,7 @@ fn schema_draft(
                 (false, true) => R::OutputAdditionalPropertiesClosed,
                 (false, false) => R::OutputAdditionalPropertiesOpened,
             };
-            Draft::new(rule).var("path", parent_path(new_path))
+            Draft::new(rule).var("path", holder_path(change.new_ptr.as_deref()))
         }
         SchemaChange::Default { old, new } => Draft::new(R::InputDefaultChanged)
             .var("path", new_path)
@@ -539,7 +543,7 @@ fn schema_draft(
                 (false, false) => R::OutputCompositionNarrowed,
             };
             let d = Draft::new(rule)
-                .var("path", parent_path(new_path))
+                .var("path", holder_path(change.new_ptr.as_deref()))
                 .var("keyword", keyword.clone())
                 .var("detail", detail.clone());
             if delta.less && !input { d.old() } else { d }
@@ -552,11 +556,22 @@ fn schema_draft(
 }
 
 fn join_path(parent: &str, name: &str) -> String {
-    if parent == "(root)" || parent.is_empty() { escape(name) } else { format!("{parent}.{}", escape(name)) }
+    if parent.starts_with('(') || parent.is_empty() { escape(name) } else { format!("{parent}.{}", escape(name)) }
 }
 
-fn parent_path(path: &str) -> String {
-    path.strip_suffix(".*").unwrap_or(path).to_owned()
+/// The readable path of the schema that holds a keyword or branch pointer (`.../additionalProperties`,
+/// `.../anyOf/2`).
+fn holder_path(pointer: Option<&str>) -> String {
+    let Some(p) = pointer else { return String::new() };
+    let mut p = p;
+    if let Some((head, last)) = p.rsplit_once('/') {
+        if last.bytes().all(|b| b.is_ascii_digit()) {
+            p = head.rsplit_once('/').map_or(head, |(h, _)| h);
+        } else if last == "additionalProperties" {
+            p = head;
+        }
+    }
+    readable_path(p)
 }
 
 #[cfg(test)]
@@ -567,7 +582,8 @@ mod tests {
     fn readable_paths() {
         assert_eq!(readable_path("/outputSchema/properties/issue/properties/id"), "issue.id");
         assert_eq!(readable_path("/inputSchema/properties/tags/items"), "tags[]");
-        assert_eq!(readable_path("/inputSchema"), "(root)");
+        assert_eq!(readable_path("/inputSchema"), "(arguments)");
+        assert_eq!(readable_path("/outputSchema/additionalProperties"), ".*");
         assert_eq!(readable_path("/inputSchema/$defs/Node/properties/next"), "#/$defs/Node.next");
     }
 

@@ -53,6 +53,8 @@ pub enum Fate {
     Ignored,
     /// `additionalProperties` is a schema: the value is validated against it and then ignored.
     Revalidated,
+    /// Renamed to a property that is required now: old calls lack it and are rejected.
+    MissingRequired,
 }
 
 /// One typed change inside a schema.
@@ -241,6 +243,12 @@ pub fn name_similarity(a: &str, b: &str) -> f64 {
     if long.starts_with(short.as_str()) {
         return 0.85;
     }
+    // `id` -> `issueId`, `name` -> `repo_name`: the words of one are a part of the other's.
+    let (wa, wb) = (crate::checks::words(a), crate::checks::words(b));
+    let (few, many) = if wa.len() <= wb.len() { (&wa, &wb) } else { (&wb, &wa) };
+    if !few.is_empty() && few.iter().all(|w| many.contains(w)) {
+        return 0.8;
+    }
     strsim::jaro_winkler(&x, &y)
 }
 
@@ -400,6 +408,15 @@ impl<'a, 'o> Walker<'a, 'o> {
             if let Some(d) = map.get("$dynamicRef").or_else(|| map.get("$recursiveRef")) {
                 return Err(RefProblem::Dynamic(d.as_str().unwrap_or("?").to_owned()));
             }
+            // `allOf` with one member and nothing else is that member (pydantic writes `allOf: [{$ref}]`).
+            if let Some(Value::Array(members)) = map.get("allOf")
+                && members.len() == 1
+                && map.keys().all(|k| k == "allOf" || schema::ANNOTATIONS.contains(&k.as_str()))
+            {
+                schema = &members[0];
+                ptr = format!("{ptr}/allOf/0");
+                continue;
+            }
             let Some(reference) = map.get("$ref").and_then(Value::as_str) else { return Ok((schema, ptr, followed)) };
             let only_ref = map.keys().all(|k| k == "$ref" || schema::ANNOTATIONS.contains(&k.as_str()));
             if !only_ref {
@@ -471,6 +488,18 @@ impl<'a, 'o> Walker<'a, 'o> {
     fn walk_resolved(&mut self, o: &'a Value, op: String, n: &'a Value, np: String) {
         let vo = View::new(o, &op);
         let vn = View::new(n, &np);
+        let unfolded = |v: &View<'_>| v.get("anyOf").is_some() || v.get("oneOf").is_some();
+        if unfolded(&vo) || unfolded(&vn) {
+            let (ao, an) = (alternatives(o, &op), alternatives(n, &np));
+            if ao.is_some() || an.is_some() {
+                let keyword = ao.as_ref().or(an.as_ref()).map_or("anyOf", |(k, _)| *k);
+                let ao = ao.map_or_else(|| vec![(o, op.clone())], |(_, list)| list);
+                let an = an.map_or_else(|| vec![(n, np.clone())], |(_, list)| list);
+                self.alternatives(keyword, &ao, &an, &op, &np);
+                self.annotations(o, &op, n, &np);
+                return;
+            }
+        }
         self.unmodelled(&vo, &vn);
         if let (Some(a), Some(b)) = (vo.get("$ref"), vn.get("$ref")) {
             // `$ref` with sibling keywords: compare the targets as one more keyword.
@@ -790,7 +819,11 @@ impl<'a, 'o> Walker<'a, 'o> {
             } else if let Some(to) = renamed_from.get(name) {
                 let b = &pn[to];
                 self.emit(
-                    SchemaChange::PropertyRenamed { from: (*name).to_owned(), to: (*to).to_owned(), fate: new_fate },
+                    SchemaChange::PropertyRenamed {
+                        from: (*name).to_owned(),
+                        to: (*to).to_owned(),
+                        fate: if rn.contains(to) { Fate::MissingRequired } else { new_fate },
+                    },
                     Some(a.ptr.clone()),
                     Some(b.ptr.clone()),
                 );
@@ -874,6 +907,68 @@ impl<'a, 'o> Walker<'a, 'o> {
                 self.emit(SchemaChange::AdditionalProperties { closed: false }, Some(pa), Some(pb));
             }
             (x, y) => self.walk(x.unwrap_or(&TRUE), pa, y.unwrap_or(&TRUE), pb),
+        }
+    }
+
+    /// Compares two lists of alternatives (`anyOf`/`oneOf` branches; a plain schema is a list of one).
+    /// Identical branches pair first, then the most similar; unpaired old branches accept less, unpaired
+    /// new branches accept more.
+    fn alternatives(
+        &mut self,
+        keyword: &str,
+        ao: &[(&'a Value, String)],
+        an: &[(&'a Value, String)],
+        op: &str,
+        np: &str,
+    ) {
+        let mut used_n = vec![false; an.len()];
+        let mut left_o = Vec::new();
+        for (i, (x, xp)) in ao.iter().enumerate() {
+            if let Some(j) = (0..an.len()).find(|&j| !used_n[j] && an[j].0 == *x) {
+                used_n[j] = true;
+                if schema::contains_ref(x) {
+                    self.walk(x, xp.clone(), an[j].0, an[j].1.clone());
+                }
+            } else {
+                left_o.push(i);
+            }
+        }
+        let left_n: Vec<usize> = (0..an.len()).filter(|&j| !used_n[j]).collect();
+        let mut candidates = Vec::new();
+        for (a, &i) in left_o.iter().enumerate() {
+            for (b, &j) in left_n.iter().enumerate() {
+                let score = branch_similarity(ao[i].0, an[j].0);
+                if score > 0.3 {
+                    candidates.push((score, a, b));
+                }
+            }
+        }
+        let pairs = assign(candidates);
+        let (mut paired_o, mut paired_n) = (HashSet::new(), HashSet::new());
+        for (a, b) in pairs {
+            let (i, j) = (left_o[a], left_n[b]);
+            paired_o.insert(i);
+            paired_n.insert(j);
+            self.walk(ao[i].0, ao[i].1.clone(), an[j].0, an[j].1.clone());
+        }
+        for &i in left_o.iter().filter(|i| !paired_o.contains(*i)) {
+            let detail = format!(
+                "the alternative at {} was removed",
+                ao[i].1.rsplit('/').next().map_or_else(String::new, |k| format!("index {k}"))
+            );
+            self.emit(
+                SchemaChange::Composition { keyword: keyword.to_owned(), detail, delta: Delta::LESS },
+                Some(ao[i].1.clone()),
+                Some(np.to_owned()),
+            );
+        }
+        for &j in left_n.iter().filter(|j| !paired_n.contains(*j)) {
+            let detail = format!("a new alternative was added at index {}", an[j].1.rsplit('/').next().unwrap_or(""));
+            self.emit(
+                SchemaChange::Composition { keyword: keyword.to_owned(), detail, delta: Delta::MORE },
+                Some(op.to_owned()),
+                Some(an[j].1.clone()),
+            );
         }
     }
 
@@ -965,6 +1060,33 @@ impl<'a, 'o> Walker<'a, 'o> {
             }
         }
     }
+}
+
+/// The branches of a schema that is nothing but an `anyOf`/`oneOf` (annotations aside).
+fn alternatives<'a>(v: &'a Value, ptr: &str) -> Option<(&'static str, Vec<(&'a Value, String)>)> {
+    let map = v.as_object()?;
+    let keyword = if map.contains_key("anyOf") { "anyOf" } else { "oneOf" };
+    let list = map.get(keyword)?.as_array()?;
+    let only = map.keys().all(|k| k == keyword || schema::ANNOTATIONS.contains(&k.as_str()));
+    if !only || list.is_empty() {
+        return None;
+    }
+    Some((keyword, list.iter().enumerate().map(|(i, b)| (b, format!("{ptr}/{keyword}/{i}"))).collect()))
+}
+
+/// How alike two branches are: the same types and shared property names.
+fn branch_similarity(a: &Value, b: &Value) -> f64 {
+    let types = |v: &Value| View::new(v, "").types;
+    let (ta, tb) = (types(a), types(b));
+    if !ta.intersects(tb) {
+        return 0.0;
+    }
+    let keys = |v: &Value| -> BTreeSet<String> {
+        v.get("properties").and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default()
+    };
+    let (ka, kb) = (keys(a), keys(b));
+    let shape = if ka.is_empty() && kb.is_empty() { 1.0 } else { jaccard(&ka, &kb) };
+    0.5 * f64::from(u8::from(ta == tb)) + 0.5 * shape
 }
 
 fn branch_word(keyword: &str) -> &'static str {

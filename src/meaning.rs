@@ -101,8 +101,11 @@ fn multiset(tokens: &[String]) -> BTreeMap<&str, i64> {
     m
 }
 
+/// `100`, `1.5`, `10k`, `30s`: digits, optionally followed by a unit suffix. Identifiers such as
+/// `org_8f3k2` are not numbers.
 fn is_number(t: &str) -> bool {
-    t.chars().any(|c| c.is_ascii_digit())
+    let digits = t.chars().take_while(|c| c.is_ascii_digit() || *c == '.').count();
+    digits > 0 && t.chars().skip(digits).all(char::is_alphabetic) && t.len() - digits <= 3
 }
 
 /// Classifies one description edit.

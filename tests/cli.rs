@@ -1,0 +1,136 @@
+//! The command line as users run it: exit codes, formats, stdin, and one clear error for bad input.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn bin() -> Command {
+    let mut c = Command::cargo_bin("mcp-drift").unwrap();
+    c.current_dir(env!("CARGO_MANIFEST_DIR")).env_remove("NO_COLOR");
+    c
+}
+
+const SEED_OLD: &str = "corpus/seed-deploy-preview-region/old.json";
+const SEED_NEW: &str = "corpus/seed-deploy-preview-region/new.json";
+
+#[test]
+fn breaking_change_exits_1_and_names_the_rule() {
+    let out = bin().args(["diff", SEED_OLD, SEED_NEW]).assert().code(1).get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("error[input-required-added]"), "{text}");
+    assert!(text.contains("new.json:12:11") && text.contains("old.json:8:9"), "{text}");
+    assert!(!text.contains('\u{1b}'), "no colour when stdout is not a terminal");
+}
+
+#[test]
+fn fail_on_threshold() {
+    let warn = ["corpus/seed-limit-meaning-changed/old.json", "corpus/seed-limit-meaning-changed/new.json"];
+    bin().args(["diff", warn[0], warn[1]]).assert().code(0);
+    bin().args(["diff", warn[0], warn[1], "--fail-on", "warning"]).assert().code(1);
+    bin().args(["diff", SEED_OLD, SEED_NEW, "--fail-on", "never"]).assert().code(0);
+    let info = ["corpus/tool-added/old.json", "corpus/tool-added/new.json"];
+    bin().args(["diff", info[0], info[1], "--fail-on", "warning"]).assert().code(0);
+    bin().args(["diff", info[0], info[1], "--fail-on", "info"]).assert().code(1);
+}
+
+#[test]
+fn identical_input_prints_nothing() {
+    bin().args(["diff", SEED_OLD, SEED_OLD]).assert().code(0).stdout("");
+}
+
+#[test]
+fn color_always_colours() {
+    let out =
+        bin().args(["diff", SEED_OLD, SEED_NEW, "--color", "always"]).assert().code(1).get_output().stdout.clone();
+    assert!(out.contains(&0x1b));
+}
+
+#[test]
+fn json_format_is_valid_json() {
+    let out = bin().args(["diff", SEED_OLD, SEED_NEW, "--format", "json"]).assert().code(1).get_output().stdout.clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["summary"]["error"], 1);
+    assert_eq!(v["findings"][0]["rule"], "input-required-added");
+    assert_eq!(v["findings"][0]["pointer"], "/inputSchema/properties/region");
+    assert_eq!(v["findings"][0]["new"]["line"], 12);
+}
+
+#[test]
+fn stdin_is_one_side() {
+    let new = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(SEED_NEW)).unwrap();
+    let out = bin().args(["diff", SEED_OLD, "-"]).write_stdin(new).assert().code(1).get_output().stdout.clone();
+    assert!(String::from_utf8(out).unwrap().contains("<stdin>:12:11"));
+    bin().args(["diff", "-", "-"]).assert().code(2);
+}
+
+#[test]
+fn directories_of_toolsnaps() {
+    bin()
+        .args(["diff", "corpus/toolsnaps-directory/old", "corpus/toolsnaps-directory/new", "--fail-on", "info"])
+        .assert()
+        .code(1);
+}
+
+fn bad_input(content: &[u8], want: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.json");
+    std::fs::write(&path, content).unwrap();
+    let out = bin().args(["diff", SEED_OLD, path.to_str().unwrap()]).assert().code(2).get_output().clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.stdout.is_empty(), "nothing on stdout for bad input");
+    assert!(err.contains(want), "expected `{want}` in: {err}");
+    assert_eq!(err.lines().count(), 1, "one clear error line: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_input_is_one_error_with_position_and_exit_2() {
+    bad_input(b"{\"tools\": [{\"name\": \"a\", \"inputSchema\": {", "bad.json:1:");
+    bad_input(b"{\"tools\": {}}", "`tools` must be an array");
+    bad_input(
+        b"{\"tools\": [\n{\"name\": \"a\", \"inputSchema\": {}},\n{\"name\": \"a\", \"inputSchema\": {}}]}",
+        "bad.json:3:1: duplicate tool name `a`",
+    );
+    bad_input(b"{\"tools\": [{\"name\": \"a\", \"inputSchema\": null}]}", "must be a JSON Schema object");
+    bad_input(b"{\"tools\": [{\"name\": \"a\", \"inputSchema\": []}]}", "must be a JSON Schema object");
+    bad_input(b"{\"tools\": [{\"name\": 7, \"inputSchema\": {}}]}", "string `name`");
+    bad_input(b"{\"tools\": [{\"name\": \"a\", \"inputSchema\": {}, \"outputSchema\": 3}]}", "`outputSchema` must be");
+    bad_input(b"\"just a string\"", "found a scalar");
+    bad_input(b"", "file is empty");
+    bad_input(b"{\"tools\": [{\"name\": \"\xff\"}]}", "not valid UTF-8");
+    bad_input(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"error\": {\"code\": -32601}}", "JSON-RPC error response");
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    bad_input(deep.as_bytes(), "recursion limit");
+    let deep_schema =
+        format!("{{\"name\": \"a\", \"inputSchema\": {}{}}}", "{\"items\": ".repeat(10_000), "}".repeat(10_000));
+    bad_input(deep_schema.as_bytes(), "recursion limit");
+}
+
+#[test]
+fn missing_file_exits_2() {
+    let out = bin().args(["diff", SEED_OLD, "no/such/file.json"]).assert().code(2).get_output().stderr.clone();
+    assert!(String::from_utf8(out).unwrap().contains("no/such/file.json"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    bin().args(["diff", SEED_OLD]).assert().code(2);
+    bin().args(["diff", SEED_OLD, SEED_NEW, "--format", "yaml"]).assert().code(2);
+    bin()
+        .args(["explain", "input-required-addd"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("did you mean `input-required-added`"));
+}
+
+#[test]
+fn rules_and_explain() {
+    let out = bin().args(["rules"]).assert().code(0).get_output().stdout.clone();
+    assert!(String::from_utf8(out).unwrap().lines().count() >= 50);
+    let out = bin().args(["rules", "--format", "json"]).assert().code(0).get_output().stdout.clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert!(v["rules"].as_array().unwrap().len() >= 50);
+    let out = bin().args(["explain", "input-property-renamed"]).assert().code(0).get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("## Why it breaks") && text.contains("## Migration"), "{text}");
+}

@@ -13,6 +13,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::catalog::{RuleId, Severity, fill};
+use crate::compare::witness::Witness;
 use crate::compare::{Change, ChangeKind, Fate, SchemaChange, Side, hint_is_risky};
 use crate::load::span::pointer_tokens;
 use crate::load::{FileId, Snapshot, Sources, Tool, escape};
@@ -50,6 +51,8 @@ pub struct Finding {
     pub notes: Vec<String>,
     /// The finding is about something that is gone: the old location is the primary one.
     pub at_old: bool,
+    /// A confirmed counterexample (every schema `error` has one).
+    pub witness: Option<Witness>,
 }
 
 /// Turns changes into sorted findings.
@@ -112,7 +115,7 @@ fn finding(
 ) -> Finding {
     let old_tool = tool_for(old, change, renamed);
     let new_tool = new.tools.get(&change.tool);
-    let mut draft = draft(change, new_tool);
+    let mut draft = prove(draft(change, new_tool), change);
     let pointer = if draft.at_old {
         change.old_ptr.clone().or_else(|| change.new_ptr.clone())
     } else {
@@ -137,7 +140,43 @@ fn finding(
         fingerprint,
         notes: draft.notes,
         at_old: draft.at_old,
+        witness: change.witness.clone(),
     }
+}
+
+/// Sound or say so: a schema finding at `error` needs a confirmed witness. Without one it becomes
+/// `*-cannot-decide`; a pattern change with a witness is a proven tightening.
+fn prove(draft: Draft, change: &Change) -> Draft {
+    let ChangeKind::Schema { side, change: sc } = &change.kind else { return draft };
+    let input = *side == Side::Input;
+    if let (SchemaChange::Pattern { old, new }, Some(_)) = (sc, &change.witness) {
+        let rule = if input { RuleId::InputConstraintTightened } else { RuleId::OutputConstraintLoosened };
+        let show = |p: &Option<String>| p.as_deref().map_or_else(|| "(none)".into(), escape);
+        let path = draft.vars.iter().find(|(k, _)| *k == "path").map(|(_, v)| v.clone()).unwrap_or_default();
+        return Draft::new(rule)
+            .var("path", path)
+            .var("keyword", "pattern")
+            .var("old", show(old))
+            .var("new", show(new));
+    }
+    let severity = draft.severity.unwrap_or(draft.rule.meta().severity);
+    if severity < Severity::Error || change.witness.is_some() {
+        return draft;
+    }
+    let vars: Vec<(&str, String)> = draft.vars.iter().map(|(k, v)| (*k, v.clone())).collect();
+    let claim = fill(draft.rule.meta().message, &[vec![("tool", escape(&change.tool))], vars].concat());
+    let path = draft.vars.iter().find(|(k, _)| *k == "path").map_or_else(String::new, |(_, v)| v.clone());
+    let rule = if input { RuleId::InputCannotDecide } else { RuleId::OutputCannotDecide };
+    let reason = format!(
+        "{claim} ({}), but no instance could be confirmed that the {} schema accepts and the {} one rejects",
+        draft.rule.as_str(),
+        if input { "old" } else { "new" },
+        if input { "new" } else { "old" }
+    );
+    let mut d = Draft::new(rule).var("path", path).var("keyword", draft.rule.as_str()).var("reason", reason);
+    d.at_old = draft.at_old;
+    d.from = draft.from;
+    d
 }
 
 /// The old tool for a change. Changes of a renamed tool carry the new name; `renamed` maps it back.

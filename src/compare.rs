@@ -11,11 +11,14 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rayon::prelude::*;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+
+pub mod witness;
 
 use crate::load::span::escape_token;
 use crate::load::{Snapshot, Tool};
 use crate::schema::{self, At, RefProblem, TypeSet, View, json_eq, num_cmp};
+use witness::{Judge, Plan, Seg, Witness};
 
 /// Which way a schema is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -99,6 +102,10 @@ pub struct Change {
     pub kind: ChangeKind,
     pub old_ptr: Option<String>,
     pub new_ptr: Option<String>,
+    /// A confirmed counterexample, for changes that narrow in the breaking direction.
+    pub witness: Option<Witness>,
+    /// What the walk handed over for confirmation (cleared once confirmed or given up).
+    pub plan: Option<Plan>,
 }
 
 /// The effective annotation hints with the MCP defaults applied.
@@ -141,6 +148,8 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
                 kind: ChangeKind::ToolRemoved,
                 old_ptr: Some(String::new()),
                 new_ptr: None,
+                witness: None,
+                plan: None,
             });
         }
     }
@@ -151,6 +160,8 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
                 kind: ChangeKind::ToolAdded,
                 old_ptr: None,
                 new_ptr: Some(String::new()),
+                witness: None,
+                plan: None,
             });
         }
     }
@@ -160,6 +171,8 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
             kind: ChangeKind::ToolRenamed { from: o.name.clone() },
             old_ptr: Some("/name".into()),
             new_ptr: Some("/name".into()),
+            witness: None,
+            plan: None,
         });
     }
     let per_tool: Vec<Vec<Change>> = pairs.par_iter().map(|(o, n)| compare_tool(o, n)).collect();
@@ -257,7 +270,7 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
     let (o, n) = (&old.value, &new.value);
     let mut out = Vec::new();
     let mut push = |kind, old_ptr: Option<String>, new_ptr: Option<String>| {
-        out.push(Change { tool: tool.clone(), kind, old_ptr, new_ptr });
+        out.push(Change { tool: tool.clone(), kind, old_ptr, new_ptr, witness: None, plan: None });
     };
     for ptr in ["/title", "/annotations/title"] {
         let (a, b) = (str_at(o, ptr), str_at(n, ptr));
@@ -313,12 +326,16 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
             kind: ChangeKind::OutputSchemaAdded,
             old_ptr: None,
             new_ptr: Some("/outputSchema".into()),
+            witness: None,
+            plan: None,
         }),
         (Some(_), None) => out.push(Change {
             tool: tool.clone(),
             kind: ChangeKind::OutputSchemaRemoved,
             old_ptr: Some("/outputSchema".into()),
             new_ptr: None,
+            witness: None,
+            plan: None,
         }),
         (Some(a), Some(b)) => {
             Walker::new(&tool, Side::Output, a, b, "/outputSchema", &mut out).walk(
@@ -329,7 +346,29 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
             );
         }
     }
+    let output = match (o.get("outputSchema"), n.get("outputSchema")) {
+        (Some(a), Some(b)) => Some((a, b)),
+        _ => None,
+    };
+    confirm_witnesses(&mut out, (oi, ni), output);
     dedupe(out)
+}
+
+/// Turns each change's plan into a confirmed witness, or nothing. Validators are built only for the
+/// directions that have something to confirm.
+fn confirm_witnesses(changes: &mut [Change], input: (&Value, &Value), output: Option<(&Value, &Value)>) {
+    let (mut input_judge, mut output_judge): (Option<Judge>, Option<Judge>) = (None, None);
+    for change in changes.iter_mut() {
+        let Some(plan) = change.plan.take() else { continue };
+        let ChangeKind::Schema { side, .. } = change.kind else { continue };
+        let (sub, sup, judge) = match (side, output) {
+            (Side::Input, _) => (input.0, input.1, &mut input_judge),
+            (Side::Output, Some((old, new))) => (new, old, &mut output_judge),
+            (Side::Output, None) => continue,
+        };
+        let judge = judge.get_or_insert_with(|| Judge::new(sub, sup));
+        change.witness = judge.confirm(sub, &plan, side == Side::Input);
+    }
 }
 
 /// A `$defs` entry reached from several places is compared once per place; report it once.
@@ -363,6 +402,10 @@ struct Walker<'a, 'o> {
     /// Pairs of reference targets under comparison (coinduction).
     in_progress: HashSet<(String, String)>,
     depth: usize,
+    /// Instance path from the root to the schemas under comparison.
+    path: Vec<Seg>,
+    /// The (old, new) schema objects under comparison, innermost last.
+    locals: Vec<(&'a Value, &'a Value)>,
 }
 
 impl<'a, 'o> Walker<'a, 'o> {
@@ -374,16 +417,143 @@ impl<'a, 'o> Walker<'a, 'o> {
         base: &'a str,
         out: &'o mut Vec<Change>,
     ) -> Self {
-        Walker { tool, side, old_root, new_root, base, out, in_progress: HashSet::new(), depth: 0 }
+        Walker {
+            tool,
+            side,
+            old_root,
+            new_root,
+            base,
+            out,
+            in_progress: HashSet::new(),
+            depth: 0,
+            path: Vec::new(),
+            locals: Vec::new(),
+        }
     }
 
     fn emit(&mut self, change: SchemaChange, old_ptr: Option<String>, new_ptr: Option<String>) {
+        let plan = self.plan_for(&change, old_ptr.as_deref(), new_ptr.as_deref());
         self.out.push(Change {
             tool: self.tool.to_owned(),
             kind: ChangeKind::Schema { side: self.side, change },
             old_ptr,
             new_ptr,
+            witness: None,
+            plan,
         });
+    }
+
+    /// Walks a pair of subschemas one instance step further down.
+    #[allow(clippy::needless_pass_by_value, reason = "pointers are built per call site")]
+    fn walk_at(&mut self, seg: Seg, o: &'a Value, op: String, n: &'a Value, np: String) {
+        self.path.push(seg);
+        self.walk(o, op, n, np);
+        self.path.pop();
+    }
+
+    /// Local candidate witnesses for a change that narrows in the breaking direction: values the
+    /// accepting side ("sub": old for inputs, new for outputs) allows at this place and the other side
+    /// may reject. Confirmed later against the whole schemas.
+    #[allow(clippy::too_many_lines, reason = "one arm per change kind")]
+    fn plan_for(&self, change: &SchemaChange, old_ptr: Option<&str>, new_ptr: Option<&str>) -> Option<Plan> {
+        let input = self.side == Side::Input;
+        let &(lo, ln) = self.locals.last()?;
+        let (sub, sub_root) = if input { (lo, self.old_root) } else { (ln, self.new_root) };
+        let ex = |s: &Value| witness::example(s, sub_root);
+        let sub_obj = || match ex(sub) {
+            Some(Value::Object(m)) => Some(m),
+            _ if sub.get("type").is_none_or(|t| t == "object") => Some(Map::new()),
+            _ => None,
+        };
+        let with = |name: &str, value: Option<Value>| -> Vec<Value> {
+            match (sub_obj(), value) {
+                (Some(mut o), Some(v)) => {
+                    o.insert(name.to_owned(), v);
+                    vec![Value::Object(o)]
+                }
+                _ => Vec::new(),
+            }
+        };
+        let prop = |name: &str| sub.get("properties").and_then(|p| p.get(name)).unwrap_or(&TRUE);
+        let obj_only = || sub_obj().map(Value::Object).into_iter().collect::<Vec<_>>();
+        let mut dropped = None;
+        let candidates: Vec<Value> = match change {
+            SchemaChange::RequiredAdded { .. } if input => obj_only(),
+            SchemaChange::RequiredRemoved { .. } if !input => obj_only(),
+            SchemaChange::PropertyRemoved { name, was_required, fate } => {
+                if input {
+                    if *fate != Fate::Rejected {
+                        dropped = Some(name.clone());
+                    }
+                    with(name, ex(prop(name)))
+                } else {
+                    if !was_required {
+                        dropped = Some(name.clone());
+                    }
+                    obj_only()
+                }
+            }
+            SchemaChange::PropertyRenamed { from, fate, .. } => {
+                if input {
+                    if matches!(fate, Fate::Ignored | Fate::Revalidated) {
+                        dropped = Some(from.clone());
+                    }
+                    with(from, ex(prop(from)))
+                } else {
+                    dropped = Some(from.clone());
+                    obj_only()
+                }
+            }
+            SchemaChange::PropertyAdded { name, old_closed: true, .. } if !input => with(name, ex(prop(name))),
+            SchemaChange::AdditionalProperties { closed } if *closed == input => {
+                with(witness::EXTRA_KEY, ex(sub.get("additionalProperties").unwrap_or(&TRUE)))
+            }
+            SchemaChange::Type { old, new } => {
+                let lost = if input { old.minus(*new) } else { new.minus(*old) };
+                type_probes(sub, lost, sub_root)
+            }
+            SchemaChange::Enum { removed, added, introduced, dropped: gone } => {
+                let mut v: Vec<Value> = if input { removed } else { added }.iter().take(8).cloned().collect();
+                if (input && *introduced) || (!input && *gone) {
+                    let types = View::new(sub, "").types;
+                    v.extend(type_probes(sub, types, sub_root));
+                    v.extend([
+                        json!("x-mcp-drift"),
+                        json!(""),
+                        json!(0),
+                        json!(-1),
+                        json!(0.5),
+                        json!(true),
+                        json!(null),
+                    ]);
+                }
+                v
+            }
+            SchemaChange::Constraint { keyword, old, new, delta }
+                if (input && delta.less) || (!input && delta.more) =>
+            {
+                constraint_probes(keyword, old.as_ref(), new.as_ref(), sub, sub_root)
+            }
+            SchemaChange::Pattern { .. } => {
+                let mut v = string_probes();
+                let pattern = sub.get("pattern").and_then(Value::as_str).unwrap_or("");
+                if let Some(lits) = witness::literal_alternatives(pattern) {
+                    v.extend(lits.into_iter().map(Value::String));
+                }
+                if let Some(prefix) = witness::literal_prefix(pattern) {
+                    v.extend([json!(format!("{prefix}x")), json!(format!("{prefix}0")), json!(prefix)]);
+                }
+                v.extend(ex(sub));
+                v
+            }
+            SchemaChange::Composition { delta, .. } if (input && delta.less) || (!input && delta.more) => {
+                let (root, ptr) = if input { (self.old_root, old_ptr) } else { (self.new_root, new_ptr) };
+                let branch = ptr.and_then(|p| p.strip_prefix(self.base)).and_then(|p| root.pointer(p));
+                branch.and_then(|b| witness::example(b, sub_root)).into_iter().collect()
+            }
+            _ => return None,
+        };
+        Some(Plan { path: self.path.clone(), candidates, dropped })
     }
 
     fn cannot_decide(&mut self, keyword: &str, reason: String, op: &str, np: &str) {
@@ -486,6 +656,16 @@ impl<'a, 'o> Walker<'a, 'o> {
         reason = "pointers are built per call site; owning them keeps call sites short"
     )]
     fn walk_resolved(&mut self, o: &'a Value, op: String, n: &'a Value, np: String) {
+        self.locals.push((o, n));
+        self.walk_resolved_inner(o, op, n, np);
+        self.locals.pop();
+    }
+
+    #[allow(
+        clippy::needless_pass_by_value,
+        reason = "pointers are built per call site; owning them keeps call sites short"
+    )]
+    fn walk_resolved_inner(&mut self, o: &'a Value, op: String, n: &'a Value, np: String) {
         let vo = View::new(o, &op);
         let vn = View::new(n, &np);
         let unfolded = |v: &View<'_>| v.get("anyOf").is_some() || v.get("oneOf").is_some();
@@ -745,7 +925,7 @@ impl<'a, 'o> Walker<'a, 'o> {
                 match (la, lb) {
                     (Some(la), Some(lb)) if la.len() == lb.len() => {
                         for (i, (x, y)) in la.iter().zip(lb).enumerate() {
-                            self.walk(x, format!("{}/{i}", a.ptr), y, format!("{}/{i}", b.ptr));
+                            self.walk_at(Seg::Index(i), x, format!("{}/{i}", a.ptr), y, format!("{}/{i}", b.ptr));
                         }
                     }
                     _ => {
@@ -764,7 +944,8 @@ impl<'a, 'o> Walker<'a, 'o> {
         if a.is_some() || b.is_some() {
             let (ov, op) = a.map_or((&TRUE, format!("{}/items", vo.ptr)), |x| (x.value, x.ptr.clone()));
             let (nv, np) = b.map_or((&TRUE, format!("{}/items", vn.ptr)), |x| (x.value, x.ptr.clone()));
-            self.walk(ov, op, nv, np);
+            let first = vo.get("prefixItems").and_then(|x| x.value.as_array()).map_or(0, Vec::len);
+            self.walk_at(Seg::Index(first), ov, op, nv, np);
         }
     }
 
@@ -815,7 +996,8 @@ impl<'a, 'o> Walker<'a, 'o> {
 
         for (name, a) in &po {
             if let Some(b) = pn.get(name) {
-                self.walk(a.value, a.ptr.clone(), b.value, b.ptr.clone());
+                let seg = Seg::Key { old: (*name).to_owned(), new: (*name).to_owned() };
+                self.walk_at(seg, a.value, a.ptr.clone(), b.value, b.ptr.clone());
             } else if let Some(to) = renamed_from.get(name) {
                 let b = &pn[to];
                 self.emit(
@@ -834,7 +1016,8 @@ impl<'a, 'o> Walker<'a, 'o> {
                         Some(required_at(vn)),
                     );
                 }
-                self.walk(a.value, a.ptr.clone(), b.value, b.ptr.clone());
+                let seg = Seg::Key { old: (*name).to_owned(), new: (*to).to_owned() };
+                self.walk_at(seg, a.value, a.ptr.clone(), b.value, b.ptr.clone());
             } else {
                 self.emit(
                     SchemaChange::PropertyRemoved {
@@ -868,7 +1051,8 @@ impl<'a, 'o> Walker<'a, 'o> {
                 if let Some(a) = ap(vo).filter(|s| s.is_object()) {
                     // The name used to fall under `additionalProperties`: compare against that schema.
                     let ptr = format!("{}/additionalProperties", vo.ptr);
-                    self.walk(a, ptr, b.value, b.ptr.clone());
+                    let seg = Seg::Key { old: (*name).to_owned(), new: (*name).to_owned() };
+                    self.walk_at(seg, a, ptr, b.value, b.ptr.clone());
                 }
             }
         }
@@ -906,7 +1090,7 @@ impl<'a, 'o> Walker<'a, 'o> {
             (Some(Value::Bool(false)), _) => {
                 self.emit(SchemaChange::AdditionalProperties { closed: false }, Some(pa), Some(pb));
             }
-            (x, y) => self.walk(x.unwrap_or(&TRUE), pa, y.unwrap_or(&TRUE), pb),
+            (x, y) => self.walk_at(Seg::Extra, x.unwrap_or(&TRUE), pa, y.unwrap_or(&TRUE), pb),
         }
     }
 
@@ -927,7 +1111,8 @@ impl<'a, 'o> Walker<'a, 'o> {
             if let Some(j) = (0..an.len()).find(|&j| !used_n[j] && an[j].0 == *x) {
                 used_n[j] = true;
                 if schema::contains_ref(x) {
-                    self.walk(x, xp.clone(), an[j].0, an[j].1.clone());
+                    let seg = Seg::Branch { keyword: static_keyword(keyword), old: i, new: j };
+                    self.walk_at(seg, x, xp.clone(), an[j].0, an[j].1.clone());
                 }
             } else {
                 left_o.push(i);
@@ -949,7 +1134,8 @@ impl<'a, 'o> Walker<'a, 'o> {
             let (i, j) = (left_o[a], left_n[b]);
             paired_o.insert(i);
             paired_n.insert(j);
-            self.walk(ao[i].0, ao[i].1.clone(), an[j].0, an[j].1.clone());
+            let seg = Seg::Branch { keyword: static_keyword(keyword), old: i, new: j };
+            self.walk_at(seg, ao[i].0, ao[i].1.clone(), an[j].0, an[j].1.clone());
         }
         for &i in left_o.iter().filter(|i| !paired_o.contains(*i)) {
             let detail = format!(
@@ -996,7 +1182,8 @@ impl<'a, 'o> Walker<'a, 'o> {
             if let Some(j) = (0..lb.len()).find(|&j| !used_b[j] && lb[j] == *x) {
                 used_b[j] = true;
                 if schema::contains_ref(x) {
-                    self.walk(x, format!("{}/{i}", a.ptr), &lb[j], format!("{}/{j}", b.ptr));
+                    let seg = Seg::Branch { keyword: static_keyword(keyword), old: i, new: j };
+                    self.walk_at(seg, x, format!("{}/{i}", a.ptr), &lb[j], format!("{}/{j}", b.ptr));
                 }
             } else {
                 unmatched_a.push(i);
@@ -1004,7 +1191,8 @@ impl<'a, 'o> Walker<'a, 'o> {
         }
         let unmatched_b: Vec<usize> = (0..lb.len()).filter(|&j| !used_b[j]).collect();
         for (&i, &j) in unmatched_a.iter().zip(&unmatched_b) {
-            self.walk(&la[i], format!("{}/{i}", a.ptr), &lb[j], format!("{}/{j}", b.ptr));
+            let seg = Seg::Branch { keyword: static_keyword(keyword), old: i, new: j };
+            self.walk_at(seg, &la[i], format!("{}/{i}", a.ptr), &lb[j], format!("{}/{j}", b.ptr));
         }
         let extra_a = unmatched_a.len().saturating_sub(unmatched_b.len());
         let extra_b = unmatched_b.len().saturating_sub(unmatched_a.len());
@@ -1039,6 +1227,8 @@ impl<'a, 'o> Walker<'a, 'o> {
                 kind: ChangeKind::Description { old: da.unwrap_or("").to_owned(), new: db.unwrap_or("").to_owned() },
                 old_ptr: Some(da.map_or_else(|| op.to_owned(), |_| format!("{op}/description"))),
                 new_ptr: Some(db.map_or_else(|| np.to_owned(), |_| format!("{np}/description"))),
+                witness: None,
+                plan: None,
             });
         }
         if self.side == Side::Input {
@@ -1087,6 +1277,117 @@ fn branch_similarity(a: &Value, b: &Value) -> f64 {
     let (ka, kb) = (keys(a), keys(b));
     let shape = if ka.is_empty() && kb.is_empty() { 1.0 } else { jaccard(&ka, &kb) };
     0.5 * f64::from(u8::from(ta == tb)) + 0.5 * shape
+}
+
+fn static_keyword(keyword: &str) -> &'static str {
+    match keyword {
+        "anyOf" => "anyOf",
+        "oneOf" => "oneOf",
+        _ => "allOf",
+    }
+}
+
+/// Values of the given types that respect the schema's other keywords where possible.
+fn type_probes(sub: &Value, types: TypeSet, root: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    let map = sub.as_object();
+    for (bit, fallback) in [
+        (TypeSet::NULL, json!(null)),
+        (TypeSet::BOOLEAN, json!(true)),
+        (TypeSet::STRING, json!("example")),
+        (TypeSet::INTEGER, json!(1)),
+        (TypeSet::FRACTION, json!(0.5)),
+        (TypeSet::ARRAY, json!([])),
+        (TypeSet::OBJECT, json!({})),
+    ] {
+        if !types.contains(bit) {
+            continue;
+        }
+        // An example of the schema restricted to this one type.
+        if let Some(m) = map {
+            let mut only = m.clone();
+            only.remove("enum");
+            only.remove("const");
+            only.remove("anyOf");
+            only.remove("oneOf");
+            let name = bit.names().first().map_or("null", |n| if *n == "non-integer number" { "number" } else { n });
+            only.insert("type".into(), json!(name));
+            if let Some(v) = witness::example(&Value::Object(only), root) {
+                if bit == TypeSet::FRACTION && TypeSet::of(&v) != TypeSet::FRACTION {
+                    out.extend(v.as_f64().and_then(|f| witness::number(f + 0.5)));
+                } else {
+                    out.push(v);
+                }
+            }
+        }
+        out.push(fallback);
+        if bit == TypeSet::FRACTION {
+            out.extend([json!(1.5), json!(-0.5), json!(99.5)]);
+        }
+    }
+    out
+}
+
+fn string_probes() -> Vec<Value> {
+    ["", "a", "A", "0", "-", " ", "a b", "ä", "aaaaaaaaaa", "A-1_b.c/d", "x@y", "https://example.com"]
+        .into_iter()
+        .map(|s| json!(s))
+        .collect()
+}
+
+/// Values around the old and new bounds of a constraint.
+fn constraint_probes(keyword: &str, old: Option<&Value>, new: Option<&Value>, sub: &Value, root: &Value) -> Vec<Value> {
+    let (o, n) = (old.and_then(Value::as_f64), new.and_then(Value::as_f64));
+    let lengths = || -> Vec<usize> {
+        let mut v: Vec<usize> = vec![0, 1, 2];
+        for x in [o, n].into_iter().flatten() {
+            if (0.0..100_000.0).contains(&x) {
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "guarded: 0 <= x < 1e5")]
+                let x = x as usize;
+                v.extend([x, x.saturating_sub(1), x + 1]);
+            }
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let item = || sub.get("items").and_then(|i| witness::example(i, root)).unwrap_or(json!("x"));
+    match keyword {
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => witness::numeric_probes(&[o, n]),
+        "multipleOf" => {
+            let mut v = Vec::new();
+            for m in [o, n].into_iter().flatten() {
+                for k in [1.0, 2.0, 3.0, 5.0] {
+                    v.extend(witness::number(m * k));
+                }
+            }
+            v.extend([json!(1), json!(0.5), json!(7), json!(10)]);
+            v
+        }
+        "minLength" | "maxLength" => lengths().into_iter().map(|l| json!("a".repeat(l))).collect(),
+        "minItems" | "maxItems" => lengths().into_iter().map(|l| Value::Array(vec![item(); l])).collect(),
+        "uniqueItems" => vec![Value::Array(vec![item(), item()])],
+        "minProperties" | "maxProperties" => {
+            let base = match witness::example(sub, root) {
+                Some(Value::Object(m)) => m,
+                _ => Map::new(),
+            };
+            lengths()
+                .into_iter()
+                .map(|l| {
+                    let mut m = base.clone();
+                    let mut i = 0;
+                    while m.len() < l {
+                        m.insert(format!("{}-{i}", witness::EXTRA_KEY), json!("x"));
+                        i += 1;
+                    }
+                    Value::Object(m)
+                })
+                .collect()
+        }
+        "pattern" => string_probes(),
+        _ => Vec::new(),
+    }
 }
 
 fn branch_word(keyword: &str) -> &'static str {

@@ -119,3 +119,20 @@ fn cases_named_after_rules_fire_them() {
         }
     });
 }
+
+/// Sound or say so: every schema `error` in the corpus carries a witness confirmed by the validator.
+#[test]
+fn every_schema_error_has_a_confirmed_witness() {
+    use mcp_drift::catalog::RuleDirection;
+    in_root(|| {
+        for case in cases() {
+            let analysis = mcp_drift::diff(&side(&case, "old"), &side(&case, "new")).unwrap();
+            for f in &analysis.findings {
+                let schema_rule = matches!(f.rule.meta().direction, RuleDirection::Input | RuleDirection::Output);
+                if schema_rule && f.severity == Severity::Error {
+                    assert!(f.witness.is_some(), "{}: {} at {} has no witness", case.display(), f.rule, f.pointer);
+                }
+            }
+        }
+    });
+}

@@ -92,12 +92,21 @@ fn diagnostic(f: &Finding) -> Diagnostic<FileId> {
         labels.push(label.with_message("before"));
     }
     let mut notes: Vec<String> = f.notes.clone();
+    if let Some(w) = &f.witness {
+        notes.push(format!("witness: {}", crate::load::escape(&clip(&w.instance.to_string(), 400))));
+        let label = if w.dropped { "effect" } else { "rejected because" };
+        notes.push(format!("{label}: {}", crate::load::escape(&clip(&w.rejected_because, 400))));
+    }
     notes.push(format!("why: {}", f.why));
     notes.push(format!("help: {}", f.migration));
     base.with_code(f.rule.as_str())
         .with_message(format!("{}: {}", crate::load::escape(&f.tool), f.message))
         .with_labels(labels)
         .with_notes(notes)
+}
+
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max { s.to_owned() } else { format!("{}…", s.chars().take(max - 1).collect::<String>()) }
 }
 
 /// Renders every finding and a summary line; nothing at all when there are no findings.

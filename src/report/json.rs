@@ -35,7 +35,15 @@ struct JsonFinding<'a> {
     migration: &'a str,
     old: Option<Place<'a>>,
     new: Option<Place<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    witness: Option<JsonWitness<'a>>,
     fingerprint: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonWitness<'a> {
+    instance: &'a serde_json::Value,
+    rejected_because: &'a str,
 }
 
 #[derive(Serialize)]
@@ -67,6 +75,10 @@ pub fn render(analysis: &Analysis) -> String {
             migration: &f.migration,
             old: place(f.old.as_ref()),
             new: place(f.new.as_ref()),
+            witness: f
+                .witness
+                .as_ref()
+                .map(|w| JsonWitness { instance: &w.instance, rejected_because: &w.rejected_because }),
             fingerprint: &f.fingerprint,
         })
         .collect();

@@ -1,0 +1,460 @@
+//! Witnesses: concrete instances that prove a break. For an input change, a complete arguments object
+//! that the old `inputSchema` accepts and the new one rejects; for an output change, a value the new
+//! `outputSchema` allows and the old one rejects.
+//!
+//! The walk records, for every change that narrows in the breaking direction, the instance path that
+//! leads to it and a few local candidate values. This module builds full instances around the
+//! candidates (using examples of the enclosing schemas) and confirms them with the `jsonschema` crate
+//! (draft 2020-12, no network). Only a confirmed witness is ever returned.
+
+use serde_json::{Map, Number, Value, json};
+
+use crate::schema::{self, TypeSet};
+
+/// A step from a schema to the instance location of a subschema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seg {
+    /// An object member; the name can differ between the sides for renames.
+    Key { old: String, new: String },
+    /// A member matched by `additionalProperties`.
+    Extra,
+    /// An array element (`items` or `prefixItems`).
+    Index(usize),
+    /// A branch of `anyOf`/`oneOf`/`allOf`, by index on each side.
+    Branch { keyword: &'static str, old: usize, new: usize },
+}
+
+/// What the walk hands over for confirmation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub path: Vec<Seg>,
+    pub candidates: Vec<Value>,
+    /// The change drops a declared name without making validation fail (a removed or renamed
+    /// parameter of an open schema): a witness accepted by both sides still proves it.
+    pub dropped: Option<String>,
+}
+
+/// A confirmed counterexample.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Witness {
+    /// The complete instance (arguments object, or result value).
+    pub instance: Value,
+    /// Why the other schema rejects it, as the validator says; or why the value is lost.
+    pub rejected_because: String,
+    /// Both schemas accept the instance, but a declared value is silently dropped.
+    pub dropped: bool,
+}
+
+/// The name used for a property that no schema declares.
+pub const EXTRA_KEY: &str = "x-mcp-drift-extra";
+
+const MAX_DEPTH: usize = 24;
+
+/// Follows `$ref` and single-member `allOf` from `schema`.
+fn deref<'a>(mut schema: &'a Value, root: &'a Value) -> &'a Value {
+    for _ in 0..32 {
+        let Some(map) = schema.as_object() else { return schema };
+        if let Some(r) = map.get("$ref").and_then(Value::as_str) {
+            match schema::resolve(root, r) {
+                Ok((_, target)) => schema = target,
+                Err(_) => return schema,
+            }
+        } else if let Some(Value::Array(members)) = map.get("allOf")
+            && members.len() == 1
+        {
+            schema = &members[0];
+        } else {
+            return schema;
+        }
+    }
+    schema
+}
+
+/// A plausible instance of `schema`, or `None` when none is found. Not guaranteed valid: callers
+/// confirm with a validator.
+#[must_use]
+pub fn example(schema: &Value, root: &Value) -> Option<Value> {
+    example_at(schema, root, 0)
+}
+
+fn example_at(schema: &Value, root: &Value, depth: usize) -> Option<Value> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let schema = deref(schema, root);
+    let map = match schema {
+        Value::Bool(true) => return Some(json!("example")),
+        Value::Object(m) => m,
+        _ => return None,
+    };
+    if let Some(c) = map.get("const") {
+        return Some(c.clone());
+    }
+    let types = map.get("type").and_then(schema::parse_types).unwrap_or_else(|| infer_types(map));
+    if let Some(Value::Array(values)) = map.get("enum") {
+        return values.iter().find(|v| types.admits(v)).cloned();
+    }
+    for key in ["default", "examples"] {
+        let v = if key == "examples" { map.get(key).and_then(|e| e.get(0)) } else { map.get(key) };
+        if let Some(v) = v
+            && types.admits(v)
+        {
+            return Some(v.clone());
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = map.get(key) {
+            return branches
+                .iter()
+                .find_map(|b| example_at(b, root, depth + 1))
+                .map(|v| merge_parent(v, map, root, depth));
+        }
+    }
+    if let Some(Value::Array(members)) = map.get("allOf") {
+        let mut acc: Option<Value> = None;
+        for m in members {
+            let v = example_at(m, root, depth + 1)?;
+            acc = Some(match (acc, v) {
+                (Some(Value::Object(mut a)), Value::Object(b)) => {
+                    a.extend(b);
+                    Value::Object(a)
+                }
+                (_, v) => v,
+            });
+        }
+        return acc.map(|v| merge_parent(v, map, root, depth));
+    }
+    let order = [
+        TypeSet::OBJECT,
+        TypeSet::ARRAY,
+        TypeSet::STRING,
+        TypeSet::INTEGER,
+        TypeSet::FRACTION,
+        TypeSet::BOOLEAN,
+        TypeSet::NULL,
+    ];
+    order.into_iter().filter(|t| types.contains(*t)).find_map(|t| of_type(map, t, root, depth))
+}
+
+/// Adds the parent's own required properties to an example taken from one of its branches.
+fn merge_parent(v: Value, parent: &Map<String, Value>, root: &Value, depth: usize) -> Value {
+    match (v, parent.contains_key("properties") || parent.contains_key("required")) {
+        (Value::Object(mut obj), true) => {
+            if let Some(Value::Object(base)) = of_type(parent, TypeSet::OBJECT, root, depth) {
+                for (k, x) in base {
+                    obj.entry(k).or_insert(x);
+                }
+            }
+            Value::Object(obj)
+        }
+        (v, _) => v,
+    }
+}
+
+fn infer_types(map: &Map<String, Value>) -> TypeSet {
+    let has = |keys: &[&str]| keys.iter().any(|k| map.contains_key(*k));
+    if has(&["properties", "required", "additionalProperties", "minProperties", "maxProperties"]) {
+        TypeSet::OBJECT
+    } else if has(&["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"]) {
+        TypeSet::ARRAY
+    } else if has(&["minLength", "maxLength", "pattern", "format"]) {
+        TypeSet::STRING
+    } else if has(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]) {
+        TypeSet::NUMBER
+    } else {
+        TypeSet::ALL
+    }
+}
+
+fn num(map: &Map<String, Value>, key: &str) -> Option<f64> {
+    map.get(key).and_then(Value::as_f64)
+}
+
+fn count(map: &Map<String, Value>, key: &str) -> Option<usize> {
+    map.get(key).and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok())
+}
+
+/// An example of one type that tries to respect the schema's keywords for that type.
+fn of_type(map: &Map<String, Value>, t: TypeSet, root: &Value, depth: usize) -> Option<Value> {
+    Some(match t {
+        TypeSet::NULL => Value::Null,
+        TypeSet::BOOLEAN => Value::Bool(true),
+        TypeSet::STRING => Value::String(string_example(map)),
+        TypeSet::INTEGER | TypeSet::FRACTION => number_example(map, t == TypeSet::INTEGER)?,
+        TypeSet::ARRAY => {
+            let min = count(map, "minItems").unwrap_or(0);
+            let mut items = Vec::new();
+            if let Some(Value::Array(prefix)) = map.get("prefixItems") {
+                for p in prefix.iter().take(min.max(prefix.len().min(min))) {
+                    items.push(example_at(p, root, depth + 1)?);
+                }
+            }
+            let item_schema = map.get("items").unwrap_or(&Value::Bool(true));
+            while items.len() < min {
+                items.push(example_at(item_schema, root, depth + 1)?);
+            }
+            Value::Array(items)
+        }
+        TypeSet::OBJECT => {
+            let mut obj = Map::new();
+            let props = map.get("properties").and_then(Value::as_object);
+            if let Some(Value::Array(required)) = map.get("required") {
+                for name in required.iter().filter_map(Value::as_str) {
+                    let s = props
+                        .and_then(|p| p.get(name))
+                        .or_else(|| map.get("additionalProperties"))
+                        .unwrap_or(&Value::Bool(true));
+                    obj.insert(name.to_owned(), example_at(s, root, depth + 1)?);
+                }
+            }
+            let min = count(map, "minProperties").unwrap_or(0);
+            if obj.len() < min
+                && let Some(p) = props
+            {
+                for (name, s) in p {
+                    if obj.len() >= min {
+                        break;
+                    }
+                    if !obj.contains_key(name) {
+                        obj.insert(name.clone(), example_at(s, root, depth + 1)?);
+                    }
+                }
+            }
+            Value::Object(obj)
+        }
+        _ => return None,
+    })
+}
+
+fn string_example(map: &Map<String, Value>) -> String {
+    if let Some(p) = map.get("pattern").and_then(Value::as_str)
+        && let Some(first) = literal_alternatives(p).and_then(|l| l.into_iter().next())
+    {
+        return first;
+    }
+    let base = match map.get("format").and_then(Value::as_str) {
+        Some("date") => "2024-01-31",
+        Some("date-time") => "2024-01-31T12:00:00Z",
+        Some("time") => "12:00:00Z",
+        Some("email") => "dev@example.com",
+        Some("uri" | "url" | "iri") => "https://example.com/a",
+        Some("uuid") => "123e4567-e89b-12d3-a456-426614174000",
+        Some("ipv4") => "192.0.2.1",
+        Some("hostname") => "example.com",
+        _ => "example",
+    };
+    let min = count(map, "minLength").unwrap_or(0);
+    let max = count(map, "maxLength").unwrap_or(usize::MAX);
+    let mut s: String = base.to_owned();
+    while s.chars().count() < min {
+        s.push('x');
+    }
+    s.chars().take(max).collect()
+}
+
+fn number_example(map: &Map<String, Value>, integer: bool) -> Option<Value> {
+    let lo = num(map, "minimum").or_else(|| num(map, "exclusiveMinimum").map(|x| x + 1.0));
+    let hi = num(map, "maximum").or_else(|| num(map, "exclusiveMaximum").map(|x| x - 1.0));
+    let step = num(map, "multipleOf");
+    let mut x = lo.unwrap_or_else(|| hi.map_or(1.0, |h| h.min(1.0)));
+    if let Some(m) = step.filter(|m| *m > 0.0) {
+        x = (x / m).ceil() * m;
+    }
+    if integer {
+        x = x.ceil();
+    } else if step.is_none() {
+        x += 0.5;
+        if let Some(h) = hi
+            && x > h
+        {
+            x = f64::midpoint(lo.unwrap_or(h - 1.0), h);
+        }
+    }
+    number(x)
+}
+
+/// A JSON number for `x`, written as an integer when it is one.
+#[must_use]
+pub fn number(x: f64) -> Option<Value> {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        #[allow(clippy::cast_possible_truncation, reason = "guarded: integral and |x| < 9e15")]
+        return Some(Value::Number(Number::from(x as i64)));
+    }
+    Number::from_f64(x).map(Value::Number)
+}
+
+/// The literals of `^(a|b|c)$` or `^a$`, when the pattern is nothing else.
+#[must_use]
+pub fn literal_alternatives(pattern: &str) -> Option<Vec<String>> {
+    let inner = pattern.strip_prefix('^')?.strip_suffix('$')?;
+    let inner = inner
+        .strip_prefix("(?:")
+        .or_else(|| inner.strip_prefix('('))
+        .and_then(|s| s.strip_suffix(')'))
+        .unwrap_or(inner);
+    let is_literal =
+        |s: &str| s.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' ' | ':' | '@' | '/' | ','));
+    let parts: Vec<String> = inner.split('|').map(str::to_owned).collect();
+    parts.iter().all(|p| is_literal(p)).then_some(parts)
+}
+
+/// The literal text a pattern requires at the start (`^refs/heads/` -> `refs/heads/`).
+#[must_use]
+pub fn literal_prefix(pattern: &str) -> Option<String> {
+    let rest = pattern.strip_prefix('^')?;
+    let prefix: String =
+        rest.chars().take_while(|c| c.is_alphanumeric() || matches!(c, '/' | '_' | '-' | ':' | '@')).collect();
+    (!prefix.is_empty()).then_some(prefix)
+}
+
+/// Builds a complete instance of `root` with `local` at `path`. `old_side` picks the member names.
+#[must_use]
+pub fn embed(root: &Value, path: &[Seg], old_side: bool, local: Value) -> Option<Value> {
+    embed_at(root, root, path, old_side, local, 0)
+}
+
+fn embed_at(schema: &Value, root: &Value, path: &[Seg], old_side: bool, local: Value, depth: usize) -> Option<Value> {
+    let Some((seg, rest)) = path.split_first() else { return Some(local) };
+    if depth > 64 {
+        return None;
+    }
+    let schema = deref(schema, root);
+    let map = schema.as_object();
+    let get = |k: &str| map.and_then(|m| m.get(k));
+    match seg {
+        Seg::Key { .. } | Seg::Extra => {
+            let (key, child) = match seg {
+                Seg::Key { old, new } => {
+                    let k = if old_side { old } else { new };
+                    (k.clone(), get("properties").and_then(|p| p.get(k)).or_else(|| get("additionalProperties")))
+                }
+                _ => (EXTRA_KEY.to_owned(), get("additionalProperties")),
+            };
+            let mut base = match example_at(schema, root, depth) {
+                Some(Value::Object(m)) => m,
+                _ => Map::new(),
+            };
+            let value = embed_at(child.unwrap_or(&Value::Bool(true)), root, rest, old_side, local, depth + 1)?;
+            base.insert(key, value);
+            Some(Value::Object(base))
+        }
+        Seg::Index(i) => {
+            let child =
+                get("prefixItems").and_then(|p| p.get(*i)).or_else(|| get("items")).unwrap_or(&Value::Bool(true));
+            let mut items = match example_at(schema, root, depth) {
+                Some(Value::Array(a)) => a,
+                _ => Vec::new(),
+            };
+            while items.len() <= *i {
+                let filler = get("prefixItems").and_then(|p| p.get(items.len())).unwrap_or(child);
+                items.push(example_at(filler, root, depth + 1).unwrap_or(Value::Null));
+            }
+            items[*i] = embed_at(child, root, rest, old_side, local, depth + 1)?;
+            Some(Value::Array(items))
+        }
+        Seg::Branch { keyword, old, new } => {
+            let index = if old_side { *old } else { *new };
+            let branch = get(keyword).and_then(|b| b.get(index))?;
+            let inner = embed_at(branch, root, rest, old_side, local, depth + 1)?;
+            Some(match (inner, map) {
+                (Value::Object(o), Some(m)) => merge_parent(Value::Object(o), m, root, depth),
+                (v, _) => v,
+            })
+        }
+    }
+}
+
+/// Validators for the two whole schemas of one direction.
+pub struct Judge {
+    sub: Option<jsonschema::Validator>,
+    sup: Option<jsonschema::Validator>,
+}
+
+impl Judge {
+    /// `sub` must accept the witness and `sup` must reject it.
+    #[must_use]
+    pub fn new(sub: &Value, sup: &Value) -> Judge {
+        let build = |s: &Value| jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(s).ok();
+        Judge { sub: build(sub), sup: build(sup) }
+    }
+
+    /// Tries the candidates of a plan; the first confirmed one wins.
+    #[must_use]
+    pub fn confirm(&self, sub_root: &Value, plan: &Plan, old_side: bool) -> Option<Witness> {
+        let (sub, sup) = (self.sub.as_ref()?, self.sup.as_ref()?);
+        let mut dropped = None;
+        for candidate in &plan.candidates {
+            let Some(instance) = embed(sub_root, &plan.path, old_side, candidate.clone()) else { continue };
+            if !sub.is_valid(&instance) {
+                continue;
+            }
+            match sup.validate(&instance) {
+                Err(e) => {
+                    let at = e.instance_path().to_string();
+                    let because = if at.is_empty() { e.to_string() } else { format!("at {at}: {e}") };
+                    return Some(Witness { instance, rejected_because: because, dropped: false });
+                }
+                Ok(()) => {
+                    if let (Some(name), None) = (&plan.dropped, &dropped) {
+                        dropped = Some(Witness {
+                            instance,
+                            rejected_because: format!(
+                                "not rejected: `{name}` is no longer declared, so validation passes and the value is silently dropped"
+                            ),
+                            dropped: true,
+                        });
+                    }
+                }
+            }
+        }
+        dropped
+    }
+}
+
+/// Probe values for a bound change: the bounds themselves and their neighbours.
+#[must_use]
+pub fn numeric_probes(values: &[Option<f64>]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for v in values.iter().flatten() {
+        for d in [0.0, -1.0, 1.0, -0.5, 0.5] {
+            if let Some(n) = number(v + d) {
+                out.push(n);
+            }
+        }
+    }
+    for extra in [0.0, 1.0, -1.0, 0.5, 1e9, -1e9] {
+        out.extend(number(extra));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn examples_respect_constraints() {
+        let root = json!({});
+        let s = json!({"type": "object", "required": ["a", "b"], "properties": {"a": {"type": "integer", "minimum": 5, "multipleOf": 3}, "b": {"type": "string", "minLength": 9}}});
+        let v = example(&s, &root).unwrap();
+        assert!(jsonschema::is_valid(&s, &v), "{v}");
+    }
+
+    #[test]
+    fn embeds_along_a_path() {
+        let root = json!({"type": "object", "required": ["q"], "properties": {"q": {"type": "string"}, "filter": {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}}}});
+        let path = [
+            Seg::Key { old: "filter".into(), new: "filter".into() },
+            Seg::Key { old: "tags".into(), new: "tags".into() },
+            Seg::Index(0),
+        ];
+        let v = embed(&root, &path, true, json!(7)).unwrap();
+        assert_eq!(v, json!({"q": "example", "filter": {"tags": [7]}}));
+    }
+
+    #[test]
+    fn literal_patterns() {
+        assert_eq!(literal_alternatives("^(open|closed)$").unwrap(), vec!["open", "closed"]);
+        assert!(literal_alternatives("^[a-z]+$").is_none());
+    }
+}

@@ -532,7 +532,8 @@ impl<'a, 'o> Walker<'a, 'o> {
             SchemaChange::Constraint { keyword, old, new, delta }
                 if (input && delta.less) || (!input && delta.more) =>
             {
-                constraint_probes(keyword, old.as_ref(), new.as_ref(), sub, sub_root)
+                let sup = if input { ln } else { lo };
+                constraint_probes(keyword, old.as_ref(), new.as_ref(), sub, sup, sub_root)
             }
             SchemaChange::Pattern { .. } => {
                 let mut v = string_probes();
@@ -553,7 +554,7 @@ impl<'a, 'o> Walker<'a, 'o> {
             }
             _ => return None,
         };
-        Some(Plan { path: self.path.clone(), candidates, dropped })
+        Some(Plan { tries: candidates.into_iter().map(|c| (self.path.clone(), c)).collect(), dropped })
     }
 
     fn cannot_decide(&mut self, keyword: &str, reason: String, op: &str, np: &str) {
@@ -666,13 +667,14 @@ impl<'a, 'o> Walker<'a, 'o> {
         reason = "pointers are built per call site; owning them keeps call sites short"
     )]
     fn walk_resolved_inner(&mut self, o: &'a Value, op: String, n: &'a Value, np: String) {
-        let vo = View::new(o, &op);
-        let vn = View::new(n, &np);
+        let vo = View::in_document(o, &op, Some((self.old_root, self.base)));
+        let vn = View::in_document(n, &np, Some((self.new_root, self.base)));
         let unfolded = |v: &View<'_>| v.get("anyOf").is_some() || v.get("oneOf").is_some();
         if unfolded(&vo) || unfolded(&vn) {
             let (ao, an) = (alternatives(o, &op), alternatives(n, &np));
             if ao.is_some() || an.is_some() {
                 let keyword = ao.as_ref().or(an.as_ref()).map_or("anyOf", |(k, _)| *k);
+                self.one_of_exclusivity(ao.as_ref(), an.as_ref(), &op, &np);
                 let ao = ao.map_or_else(|| vec![(o, op.clone())], |(_, list)| list);
                 let an = an.map_or_else(|| vec![(n, np.clone())], |(_, list)| list);
                 self.alternatives(keyword, &ao, &an, &op, &np);
@@ -951,25 +953,8 @@ impl<'a, 'o> Walker<'a, 'o> {
 
     #[allow(clippy::too_many_lines, reason = "one pass over the object keywords reads best in one place")]
     fn objects(&mut self, vo: &View<'a>, vn: &View<'a>) {
-        let props = |v: &View<'a>| -> BTreeMap<&'a str, At<'a>> {
-            let Some(at) = v.get("properties") else { return BTreeMap::new() };
-            at.value
-                .as_object()
-                .map(|m| {
-                    m.iter()
-                        .map(|(k, s)| (k.as_str(), At { value: s, ptr: format!("{}/{}", at.ptr, escape_token(k)) }))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let required = |v: &View<'a>| -> BTreeSet<&'a str> {
-            v.get("required")
-                .and_then(|x| x.value.as_array())
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default()
-        };
-        let (po, pn) = (props(vo), props(vn));
-        let (ro, rn) = (required(vo), required(vn));
+        let (po, pn) = (vo.properties(), vn.properties());
+        let (ro, rn) = (vo.required(), vn.required());
         let ap = |v: &View<'a>| v.get("additionalProperties").map(|x| x.value);
         let closed = |v: &View<'a>| {
             matches!(ap(v), Some(Value::Bool(false)))
@@ -992,7 +977,7 @@ impl<'a, 'o> Walker<'a, 'o> {
         let renames = pair_renamed_properties(&removed, &added, &po, &pn, &ro, &rn);
         let renamed_from: HashMap<&str, &str> = renames.iter().map(|(a, b)| (*a, *b)).collect();
         let renamed_to: HashSet<&str> = renames.iter().map(|(_, b)| *b).collect();
-        let required_at = |v: &View<'a>| v.get("required").map_or_else(|| v.ptr.clone(), |x| x.ptr.clone());
+        let required_at = |v: &View<'a>| v.required_at();
 
         for (name, a) in &po {
             if let Some(b) = pn.get(name) {
@@ -1026,7 +1011,7 @@ impl<'a, 'o> Walker<'a, 'o> {
                         fate: new_fate,
                     },
                     Some(a.ptr.clone()),
-                    Some(vn.get("properties").map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone())),
+                    Some(vn.properties_at()),
                 );
             }
         }
@@ -1035,7 +1020,7 @@ impl<'a, 'o> Walker<'a, 'o> {
                 continue;
             }
             let b = &pn[name];
-            let op = Some(vo.get("properties").map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone()));
+            let op = Some(vo.properties_at());
             if rn.contains(name) && self.side == Side::Input {
                 self.emit(
                     SchemaChange::RequiredAdded { name: (*name).to_owned(), new_property: true },
@@ -1091,6 +1076,43 @@ impl<'a, 'o> Walker<'a, 'o> {
                 self.emit(SchemaChange::AdditionalProperties { closed: false }, Some(pa), Some(pb));
             }
             (x, y) => self.walk_at(Seg::Extra, x.unwrap_or(&TRUE), pa, y.unwrap_or(&TRUE), pb),
+        }
+    }
+
+    /// `oneOf` rejects a value that matches two branches. When the branches of the side that judges
+    /// old values (the new side for inputs, the old side for outputs) changed, they must be provably
+    /// disjoint, or a value that matched one branch may now match two.
+    #[allow(clippy::type_complexity, reason = "the (keyword, branches) pairs of `alternatives`")]
+    fn one_of_exclusivity(
+        &mut self,
+        ao: Option<&(&'static str, Vec<(&'a Value, String)>)>,
+        an: Option<&(&'static str, Vec<(&'a Value, String)>)>,
+        op: &str,
+        np: &str,
+    ) {
+        let (judge, other, root) =
+            if self.side == Side::Input { (an, ao, self.new_root) } else { (ao, an, self.old_root) };
+        let Some(("oneOf", branches)) = judge else { return };
+        let same = other.is_some_and(|(_, list)| {
+            list.len() == branches.len()
+                && list.iter().zip(branches).all(|(a, b)| a.0 == b.0 && !schema::contains_ref(a.0))
+        });
+        if same {
+            return;
+        }
+        for (i, a) in branches.iter().enumerate() {
+            for b in branches.iter().skip(i + 1) {
+                if !disjoint(a.0, b.0, root) {
+                    let at = |p: &str| p.rsplit('/').next().unwrap_or("").to_owned();
+                    let reason = format!(
+                        "`oneOf` branches {} and {} may overlap, so a value that matched exactly one branch before may now match two and be rejected",
+                        at(&a.1),
+                        at(&b.1)
+                    );
+                    self.cannot_decide("oneOf", reason, op, np);
+                    return;
+                }
+            }
         }
     }
 
@@ -1264,6 +1286,65 @@ fn alternatives<'a>(v: &'a Value, ptr: &str) -> Option<(&'static str, Vec<(&'a V
     Some((keyword, list.iter().enumerate().map(|(i, b)| (b, format!("{ptr}/{keyword}/{i}"))).collect()))
 }
 
+/// Whether no instance can satisfy both schemas: different types, disjoint `enum`/`const` sets, or a
+/// required discriminator property with disjoint values. `false` means "not proven".
+fn disjoint(a: &Value, b: &Value, root: &Value) -> bool {
+    disjoint_at(a, b, root, 0)
+}
+
+fn disjoint_at(a: &Value, b: &Value, root: &Value, depth: usize) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    let deref = |v: &'_ Value| -> Value {
+        let mut v = v.clone();
+        for _ in 0..MAX_REF_HOPS {
+            let Some(r) = v.get("$ref").and_then(Value::as_str) else { break };
+            match schema::resolve(root, r) {
+                Ok((_, t)) => v = t.clone(),
+                Err(_) => break,
+            }
+        }
+        v
+    };
+    let (a, b) = (deref(a), deref(b));
+    let (va, vb) = (View::new(&a, ""), View::new(&b, ""));
+    if !va.types.intersects(vb.types) {
+        return true;
+    }
+    let values_disjoint = |x: &View<'_>, y: &View<'_>| match (&x.values, &y.values) {
+        (Some((p, _)), Some((q, _))) => p.iter().all(|v| !q.iter().any(|w| json_eq(v, w))),
+        (Some((p, _)), None) => p.iter().all(|v| !y.types.admits(v)),
+        (None, Some((q, _))) => q.iter().all(|v| !x.types.admits(v)),
+        (None, None) => false,
+    };
+    if values_disjoint(&va, &vb) {
+        return true;
+    }
+    // A discriminator: a property both require, whose values cannot coincide.
+    let required = |v: &Value| -> BTreeSet<String> {
+        v.get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    let both_objects = !va.types.minus(TypeSet::OBJECT).intersects(vb.types);
+    if both_objects {
+        for name in required(&a).intersection(&required(&b)) {
+            let (Some(pa), Some(pb)) = (
+                a.pointer(&format!("/properties/{}", escape_token(name))),
+                b.pointer(&format!("/properties/{}", escape_token(name))),
+            ) else {
+                continue;
+            };
+            if disjoint_at(pa, pb, root, depth + 1) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// How alike two branches are: the same types and shared property names.
 fn branch_similarity(a: &Value, b: &Value) -> f64 {
     let types = |v: &Value| View::new(v, "").types;
@@ -1336,11 +1417,34 @@ fn string_probes() -> Vec<Value> {
 }
 
 /// Values around the old and new bounds of a constraint.
-fn constraint_probes(keyword: &str, old: Option<&Value>, new: Option<&Value>, sub: &Value, root: &Value) -> Vec<Value> {
+fn constraint_probes(
+    keyword: &str,
+    old: Option<&Value>,
+    new: Option<&Value>,
+    sub: &Value,
+    sup: &Value,
+    root: &Value,
+) -> Vec<Value> {
     let (o, n) = (old.and_then(Value::as_f64), new.and_then(Value::as_f64));
+    // The other bound of the same family matters too: a witness for a raised minimum must still
+    // respect the maximum of the accepting side.
+    let family: &[&str] = match keyword {
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => {
+            &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
+        }
+        "minLength" | "maxLength" => &["minLength", "maxLength"],
+        "minItems" | "maxItems" => &["minItems", "maxItems"],
+        "minProperties" | "maxProperties" => &["minProperties", "maxProperties"],
+        _ => &[],
+    };
+    let mut bounds: Vec<Option<f64>> = vec![o, n];
+    for k in family {
+        bounds.push(sub.get(*k).and_then(Value::as_f64));
+        bounds.push(sup.get(*k).and_then(Value::as_f64));
+    }
     let lengths = || -> Vec<usize> {
         let mut v: Vec<usize> = vec![0, 1, 2];
-        for x in [o, n].into_iter().flatten() {
+        for x in bounds.iter().copied().flatten() {
             if (0.0..100_000.0).contains(&x) {
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "guarded: 0 <= x < 1e5")]
                 let x = x as usize;
@@ -1353,7 +1457,7 @@ fn constraint_probes(keyword: &str, old: Option<&Value>, new: Option<&Value>, su
     };
     let item = || sub.get("items").and_then(|i| witness::example(i, root)).unwrap_or(json!("x"));
     match keyword {
-        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => witness::numeric_probes(&[o, n]),
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => witness::numeric_probes(&bounds),
         "multipleOf" => {
             let mut v = Vec::new();
             for m in [o, n].into_iter().flatten() {

@@ -8,7 +8,7 @@
 //! accepts), and every keyword it does not model is kept so the compare stage can say "cannot decide".
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Number, Value};
 
@@ -316,14 +316,29 @@ pub struct View<'a> {
     pub values: Option<(Vec<&'a Value>, String)>,
     /// Every other keyword, by name.
     pub keywords: BTreeMap<&'a str, At<'a>>,
+    /// `properties` and `required` of merged `allOf` members, beside the schema's own.
+    pub merged: Vec<(&'a str, &'a Value, String)>,
 }
 
 impl<'a> View<'a> {
     /// Builds the view of a schema value (after `$ref` resolution by the caller).
     #[must_use]
     pub fn new(schema: &'a Value, ptr: &str) -> View<'a> {
-        let mut view =
-            View { ptr: ptr.to_owned(), types: TypeSet::ALL, types_at: None, values: None, keywords: BTreeMap::new() };
+        View::in_document(schema, ptr, None)
+    }
+
+    /// Like [`View::new`], with the document root (and the pointer of the root within the tool) so
+    /// that `allOf` members written as local `$ref`s can be merged too.
+    #[must_use]
+    pub fn in_document(schema: &'a Value, ptr: &str, root: Option<(&'a Value, &str)>) -> View<'a> {
+        let mut view = View {
+            ptr: ptr.to_owned(),
+            types: TypeSet::ALL,
+            types_at: None,
+            values: None,
+            keywords: BTreeMap::new(),
+            merged: Vec::new(),
+        };
         match schema {
             Value::Bool(false) => {
                 view.types = TypeSet::EMPTY;
@@ -332,8 +347,57 @@ impl<'a> View<'a> {
             Value::Object(map) => view.absorb(map, ptr),
             _ => {}
         }
+        view.fold_all_of(root);
         view.fold_unions();
+        view.types = view.types.minus(view.empty_types());
         view
+    }
+
+    /// The types for which the schema's own keywords leave no instance (`minLength: 3, maxLength: 1`
+    /// has no strings). Conservative: a type not listed may still be empty, never the reverse.
+    fn empty_types(&self) -> TypeSet {
+        let num = |k: &str| self.get(k).and_then(|a| a.value.as_f64());
+        let mut empty = TypeSet::EMPTY;
+        let range_empty = |lo: Option<f64>, hi: Option<f64>| matches!((lo, hi), (Some(l), Some(h)) if l > h);
+        if range_empty(num("minLength"), num("maxLength")) {
+            empty = empty.union(TypeSet::STRING);
+        }
+        if range_empty(num("minItems"), num("maxItems")) {
+            empty = empty.union(TypeSet::ARRAY);
+        }
+        let required = self.get("required").and_then(|a| a.value.as_array()).map_or(0, Vec::len);
+        #[allow(clippy::cast_precision_loss, reason = "a count of required names")]
+        let required = required as f64;
+        if range_empty(num("minProperties"), num("maxProperties")) || num("maxProperties").is_some_and(|m| required > m)
+        {
+            empty = empty.union(TypeSet::OBJECT);
+        }
+        // Numbers: the interval between the effective bounds.
+        let lo = [num("minimum").map(|v| (v, false)), num("exclusiveMinimum").map(|v| (v, true))]
+            .into_iter()
+            .flatten()
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let hi = [num("maximum").map(|v| (v, false)), num("exclusiveMaximum").map(|v| (v, true))]
+            .into_iter()
+            .flatten()
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+        if let (Some((l, le)), Some((h, he))) = (lo, hi) {
+            if l > h || (l == h && (le || he)) {
+                empty = empty.union(TypeSet::NUMBER);
+            } else {
+                // Integers in the interval.
+                let first = if le { l.floor() + 1.0 } else { l.ceil() };
+                let last = if he { h.ceil() - 1.0 } else { h.floor() };
+                if first > last {
+                    empty = empty.union(TypeSet::INTEGER);
+                }
+                // A single point is one number: an integer or a non-integer, not both.
+                if l == h && l.fract() == 0.0 {
+                    empty = empty.union(TypeSet::FRACTION);
+                }
+            }
+        }
+        empty
     }
 
     fn absorb(&mut self, map: &'a Map<String, Value>, ptr: &str) {
@@ -362,6 +426,104 @@ impl<'a> View<'a> {
             // `const` and `enum` together: only values in both are valid.
             Some((prev, p)) => (prev.into_iter().filter(|v| list.iter().any(|w| json_eq(v, w))).collect(), p),
         });
+    }
+
+    /// Merges `allOf` members into the schema when that is exact: each keyword appears in one part only
+    /// (except `properties` with distinct names, `required`, and `type`, which combine exactly), and no
+    /// keyword whose meaning depends on its siblings (`additionalProperties`, `items`, `contains`,
+    /// `unevaluated*`, `if`) would be separated from the keywords it depends on.
+    fn fold_all_of(&mut self, root: Option<(&'a Value, &str)>) {
+        let Some(at) = self.keywords.get("allOf") else { return };
+        let Some(members) = at.value.as_array() else { return };
+        let base = at.ptr.clone();
+        let mut parts: Vec<(&'a Map<String, Value>, String)> = Vec::new();
+        for (i, m) in members.iter().enumerate() {
+            let mut target = m;
+            let mut ptr = format!("{base}/{i}");
+            if let (Some(r), Some((doc, doc_base))) = (m.get("$ref").and_then(Value::as_str), root) {
+                if m.as_object().is_some_and(|o| o.keys().all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))) {
+                    match resolve(doc, r) {
+                        Ok((p, t)) => {
+                            target = t;
+                            ptr = format!("{doc_base}{p}");
+                        }
+                        Err(_) => return,
+                    }
+                }
+            }
+            match target {
+                Value::Object(map) if !map.contains_key("$ref") && !map.contains_key("allOf") => parts.push((map, ptr)),
+                Value::Bool(true) => {}
+                _ => return,
+            }
+        }
+        const DEPENDENT: &[(&str, &[&str])] = &[
+            ("additionalProperties", &["properties", "patternProperties", "additionalProperties"]),
+            ("items", &["prefixItems", "items"]),
+            ("minContains", &["contains", "minContains", "maxContains"]),
+            ("maxContains", &["contains", "minContains", "maxContains"]),
+        ];
+        const NEVER: &[&str] = &["unevaluatedProperties", "unevaluatedItems", "if", "then", "else", "$dynamicRef"];
+        let own: Vec<&str> = self.keywords.keys().copied().filter(|k| *k != "allOf").collect();
+        let part_keys: Vec<Vec<&str>> = std::iter::once(own)
+            .chain(
+                parts.iter().map(|(m, _)| m.keys().map(String::as_str).filter(|k| !ANNOTATIONS.contains(k)).collect()),
+            )
+            .collect();
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        for (n, keys) in part_keys.iter().enumerate() {
+            for k in keys {
+                if NEVER.contains(k) {
+                    return;
+                }
+                if let Some(&other) = seen.get(k)
+                    && other != n
+                    && !matches!(*k, "properties" | "required" | "type")
+                {
+                    return;
+                }
+                seen.insert(k, n);
+            }
+        }
+        for (dependent, group) in DEPENDENT {
+            let holders = part_keys.iter().filter(|keys| keys.iter().any(|k| group.contains(k))).count();
+            if holders > 1 && part_keys.iter().any(|keys| keys.contains(dependent)) {
+                return;
+            }
+        }
+        // Distinct property names across parts.
+        let mut names = BTreeSet::new();
+        let own_props = self.keywords.get("properties").and_then(|a| a.value.as_object());
+        for map in own_props
+            .into_iter()
+            .chain(parts.iter().filter_map(|(m, _)| m.get("properties").and_then(Value::as_object)))
+        {
+            for k in map.keys() {
+                if !names.insert(k.clone()) {
+                    return;
+                }
+            }
+        }
+        // Exact: merge.
+        self.keywords.remove("allOf");
+        for (map, ptr) in parts {
+            for (k, v) in map {
+                let kp = format!("{ptr}/{}", crate::load::span::escape_token(k));
+                match k.as_str() {
+                    "type" => {
+                        self.types = self.types.intersect(parse_types(v).unwrap_or(TypeSet::ALL));
+                        self.types_at.get_or_insert(kp);
+                    }
+                    "const" => self.add_values(vec![v], kp),
+                    "enum" => self.add_values(v.as_array().map(|a| a.iter().collect()).unwrap_or_default(), kp),
+                    "properties" | "required" => self.merged.push((k.as_str(), v, kp)),
+                    _ if ANNOTATIONS.contains(&k.as_str()) => {}
+                    _ => {
+                        self.keywords.insert(k.as_str(), At { value: v, ptr: kp });
+                    }
+                }
+            }
+        }
     }
 
     /// Folds `anyOf`/`oneOf` whose branches each admit one disjoint type and only carry keywords of
@@ -418,6 +580,51 @@ impl<'a> View<'a> {
     #[must_use]
     pub fn get(&self, keyword: &str) -> Option<&At<'a>> {
         self.keywords.get(keyword)
+    }
+
+    /// Declared properties, own and merged from `allOf`, with the pointer of each property schema.
+    #[must_use]
+    pub fn properties(&self) -> BTreeMap<&'a str, At<'a>> {
+        let own = self.get("properties").map(|a| (a.value, a.ptr.clone()));
+        let merged = self.merged.iter().filter(|(k, _, _)| *k == "properties").map(|(_, v, p)| (*v, p.clone()));
+        let mut out = BTreeMap::new();
+        for (value, ptr) in own.into_iter().chain(merged) {
+            if let Some(map) = value.as_object() {
+                for (k, s) in map {
+                    out.insert(
+                        k.as_str(),
+                        At { value: s, ptr: format!("{ptr}/{}", crate::load::span::escape_token(k)) },
+                    );
+                }
+            }
+        }
+        out
+    }
+
+    /// Required names, own and merged from `allOf`.
+    #[must_use]
+    pub fn required(&self) -> BTreeSet<&'a str> {
+        let own = self.get("required").map(|a| a.value);
+        let merged = self.merged.iter().filter(|(k, _, _)| *k == "required").map(|(_, v, _)| *v);
+        own.into_iter().chain(merged).filter_map(Value::as_array).flatten().filter_map(Value::as_str).collect()
+    }
+
+    /// Where `required` is written (the first place, when merged), or the schema itself.
+    #[must_use]
+    pub fn required_at(&self) -> String {
+        self.get("required")
+            .map(|a| a.ptr.clone())
+            .or_else(|| self.merged.iter().find(|(k, _, _)| *k == "required").map(|(_, _, p)| p.clone()))
+            .unwrap_or_else(|| self.ptr.clone())
+    }
+
+    /// Where `properties` is written, or the schema itself.
+    #[must_use]
+    pub fn properties_at(&self) -> String {
+        self.get("properties")
+            .map(|a| a.ptr.clone())
+            .or_else(|| self.merged.iter().find(|(k, _, _)| *k == "properties").map(|(_, _, p)| p.clone()))
+            .unwrap_or_else(|| self.ptr.clone())
     }
 }
 

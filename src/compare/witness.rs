@@ -27,8 +27,8 @@ pub enum Seg {
 /// What the walk hands over for confirmation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
-    pub path: Vec<Seg>,
-    pub candidates: Vec<Value>,
+    /// Instance paths and the local values to place there, tried in order.
+    pub tries: Vec<(Vec<Seg>, Value)>,
     /// The change drops a declared name without making validation fail (a removed or renamed
     /// parameter of an open schema): a witness accepted by both sides still proves it.
     pub dropped: Option<String>,
@@ -383,8 +383,8 @@ impl Judge {
     pub fn confirm(&self, sub_root: &Value, plan: &Plan, old_side: bool) -> Option<Witness> {
         let (sub, sup) = (self.sub.as_ref()?, self.sup.as_ref()?);
         let mut dropped = None;
-        for candidate in &plan.candidates {
-            let Some(instance) = embed(sub_root, &plan.path, old_side, candidate.clone()) else { continue };
+        for (path, candidate) in &plan.tries {
+            let Some(instance) = embed(sub_root, path, old_side, candidate.clone()) else { continue };
             if !sub.is_valid(&instance) {
                 continue;
             }

@@ -1292,6 +1292,7 @@ fn disjoint(a: &Value, b: &Value, root: &Value) -> bool {
     disjoint_at(a, b, root, 0)
 }
 
+#[allow(clippy::many_single_char_names, reason = "a and b are the two schemas, as in the literature")]
 fn disjoint_at(a: &Value, b: &Value, root: &Value, depth: usize) -> bool {
     if depth > 8 {
         return false;

@@ -355,6 +355,7 @@ impl<'a> View<'a> {
 
     /// The types for which the schema's own keywords leave no instance (`minLength: 3, maxLength: 1`
     /// has no strings). Conservative: a type not listed may still be empty, never the reverse.
+    #[allow(clippy::float_cmp, reason = "bounds written in JSON are compared exactly, as validators do")]
     fn empty_types(&self) -> TypeSet {
         let num = |k: &str| self.get(k).and_then(|a| a.value.as_f64());
         let mut empty = TypeSet::EMPTY;
@@ -433,6 +434,13 @@ impl<'a> View<'a> {
     /// keyword whose meaning depends on its siblings (`additionalProperties`, `items`, `contains`,
     /// `unevaluated*`, `if`) would be separated from the keywords it depends on.
     fn fold_all_of(&mut self, root: Option<(&'a Value, &str)>) {
+        const DEPENDENT: &[(&str, &[&str])] = &[
+            ("additionalProperties", &["properties", "patternProperties", "additionalProperties"]),
+            ("items", &["prefixItems", "items"]),
+            ("minContains", &["contains", "minContains", "maxContains"]),
+            ("maxContains", &["contains", "minContains", "maxContains"]),
+        ];
+        const NEVER: &[&str] = &["unevaluatedProperties", "unevaluatedItems", "if", "then", "else", "$dynamicRef"];
         let Some(at) = self.keywords.get("allOf") else { return };
         let Some(members) = at.value.as_array() else { return };
         let base = at.ptr.clone();
@@ -457,13 +465,6 @@ impl<'a> View<'a> {
                 _ => return,
             }
         }
-        const DEPENDENT: &[(&str, &[&str])] = &[
-            ("additionalProperties", &["properties", "patternProperties", "additionalProperties"]),
-            ("items", &["prefixItems", "items"]),
-            ("minContains", &["contains", "minContains", "maxContains"]),
-            ("maxContains", &["contains", "minContains", "maxContains"]),
-        ];
-        const NEVER: &[&str] = &["unevaluatedProperties", "unevaluatedItems", "if", "then", "else", "$dynamicRef"];
         let own: Vec<&str> = self.keywords.keys().copied().filter(|k| *k != "allOf").collect();
         let part_keys: Vec<Vec<&str>> = std::iter::once(own)
             .chain(

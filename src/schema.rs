@@ -448,15 +448,15 @@ impl<'a> View<'a> {
         for (i, m) in members.iter().enumerate() {
             let mut target = m;
             let mut ptr = format!("{base}/{i}");
-            if let (Some(r), Some((doc, doc_base))) = (m.get("$ref").and_then(Value::as_str), root) {
-                if m.as_object().is_some_and(|o| o.keys().all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))) {
-                    match resolve(doc, r) {
-                        Ok((p, t)) => {
-                            target = t;
-                            ptr = format!("{doc_base}{p}");
-                        }
-                        Err(_) => return,
+            if let (Some(r), Some((doc, doc_base))) = (m.get("$ref").and_then(Value::as_str), root)
+                && m.as_object().is_some_and(|o| o.keys().all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str())))
+            {
+                match resolve(doc, r) {
+                    Ok((p, t)) => {
+                        target = t;
+                        ptr = format!("{doc_base}{p}");
                     }
+                    Err(_) => return,
                 }
             }
             match target {

@@ -89,6 +89,8 @@ fn subsets<T: Clone>(items: &[T]) -> Vec<Vec<T>> {
         .collect()
 }
 
+#[allow(clippy::too_many_lines, reason = "one block per generated family reads best together")]
+#[allow(clippy::float_cmp, reason = "bounds are small exact literals")]
 fn generated() -> Vec<Pair> {
     let mut out = Vec::new();
     let mut push =

@@ -490,7 +490,13 @@ impl<'a, 'o> Walker<'a, 'o> {
                     if !was_required {
                         dropped = Some(name.clone());
                     }
-                    obj_only()
+                    // The new schema may now allow values the old one forbade under that name.
+                    let mut v: Vec<Value> = type_probes(&TRUE, TypeSet::ALL, sub_root)
+                        .into_iter()
+                        .flat_map(|x| with(name, Some(x)))
+                        .collect();
+                    v.extend(obj_only());
+                    v
                 }
             }
             SchemaChange::PropertyRenamed { from, fate, .. } => {
@@ -505,6 +511,14 @@ impl<'a, 'o> Walker<'a, 'o> {
                 }
             }
             SchemaChange::PropertyAdded { name, old_closed: true, .. } if !input => with(name, ex(prop(name))),
+            // Strictly, an open old schema accepted any value under the new name; a witness shows it
+            // (reported at `info`: undeclared arguments are not part of the old contract).
+            SchemaChange::PropertyAdded { name, old_closed: false, .. } if input => {
+                [json!(null), json!(true), json!("example"), json!(1), json!(0.5), json!([]), json!({})]
+                    .into_iter()
+                    .flat_map(|v| with(name, Some(v)))
+                    .collect()
+            }
             SchemaChange::AdditionalProperties { closed } if *closed == input => {
                 with(witness::EXTRA_KEY, ex(sub.get("additionalProperties").unwrap_or(&TRUE)))
             }
@@ -550,7 +564,11 @@ impl<'a, 'o> Walker<'a, 'o> {
             SchemaChange::Composition { delta, .. } if (input && delta.less) || (!input && delta.more) => {
                 let (root, ptr) = if input { (self.old_root, old_ptr) } else { (self.new_root, new_ptr) };
                 let branch = ptr.and_then(|p| p.strip_prefix(self.base)).and_then(|p| root.pointer(p));
-                branch.and_then(|b| witness::example(b, sub_root)).into_iter().collect()
+                let mut v: Vec<Value> = branch.and_then(|b| witness::example(b, sub_root)).into_iter().collect();
+                if let Some(b) = branch {
+                    v.extend(type_probes(b, View::new(b, "").types, sub_root));
+                }
+                v
             }
             _ => return None,
         };
@@ -669,6 +687,11 @@ impl<'a, 'o> Walker<'a, 'o> {
     fn walk_resolved_inner(&mut self, o: &'a Value, op: String, n: &'a Value, np: String) {
         let vo = View::in_document(o, &op, Some((self.old_root, self.base)));
         let vn = View::in_document(n, &np, Some((self.new_root, self.base)));
+        // No instance on the accepting side: containment holds whatever the other side says.
+        let sub_view = if self.side == Side::Input { &vo } else { &vn };
+        if sub_view.types.is_empty() {
+            return;
+        }
         let unfolded = |v: &View<'_>| v.get("anyOf").is_some() || v.get("oneOf").is_some();
         if unfolded(&vo) || unfolded(&vn) {
             let (ao, an) = (alternatives(o, &op), alternatives(n, &np));
@@ -710,6 +733,7 @@ impl<'a, 'o> Walker<'a, 'o> {
         for keyword in ["anyOf", "oneOf", "allOf"] {
             self.composition(keyword, &vo, &vn);
         }
+        self.not(&vo, &vn);
         self.annotations(o, &op, n, &np);
     }
 
@@ -891,17 +915,42 @@ impl<'a, 'o> Walker<'a, 'o> {
         if a != b {
             let op = vo.get("pattern").map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
             let np = vn.get("pattern").map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
-            if b.is_none() {
-                self.emit(
-                    SchemaChange::Constraint {
-                        keyword: "pattern".into(),
-                        old: a.map(Value::String),
-                        new: None,
-                        delta: Delta::MORE,
-                    },
-                    Some(op),
-                    Some(np),
-                );
+            let implied = |p: &Option<String>, q: &Option<String>| match (p, q) {
+                (_, None) => true,
+                (None, Some(_)) => false,
+                (Some(p), Some(q)) => witness::pattern_implies(p, q),
+            };
+            let (old_in_new, new_in_old) = (implied(&a, &b), implied(&b, &a));
+            if old_in_new || new_in_old {
+                if !(old_in_new && new_in_old) {
+                    let delta = Delta::of(!old_in_new, !new_in_old);
+                    let (old, new) = (a.map(Value::String), b.map(Value::String));
+                    self.emit(
+                        SchemaChange::Constraint { keyword: "pattern".into(), old, new, delta },
+                        Some(op),
+                        Some(np),
+                    );
+                }
+            } else if let (Some(x), Some(y)) = (
+                a.as_deref().and_then(witness::literal_alternatives),
+                b.as_deref().and_then(witness::literal_alternatives),
+            ) {
+                // Both patterns are anchored lists of literals: compare them as sets, exactly.
+                let lost = x.iter().any(|l| !y.contains(l));
+                let gained = y.iter().any(|l| !x.contains(l));
+                if lost || gained {
+                    let (old, new) = (a.map(Value::String), b.map(Value::String));
+                    self.emit(
+                        SchemaChange::Constraint {
+                            keyword: "pattern".into(),
+                            old,
+                            new,
+                            delta: Delta::of(lost, gained),
+                        },
+                        Some(op),
+                        Some(np),
+                    );
+                }
             } else {
                 self.emit(SchemaChange::Pattern { old: a, new: b }, Some(op), Some(np));
             }
@@ -920,34 +969,218 @@ impl<'a, 'o> Walker<'a, 'o> {
         if a != b {
             self.constraint("uniqueItems", vo, vn, Delta::of(b, a));
         }
-        match (vo.get("prefixItems"), vn.get("prefixItems")) {
-            (None, None) => {}
-            (Some(a), Some(b)) => {
-                let (la, lb) = (a.value.as_array(), b.value.as_array());
-                match (la, lb) {
-                    (Some(la), Some(lb)) if la.len() == lb.len() => {
-                        for (i, (x, y)) in la.iter().zip(lb).enumerate() {
-                            self.walk_at(Seg::Index(i), x, format!("{}/{i}", a.ptr), y, format!("{}/{i}", b.ptr));
-                        }
-                    }
-                    _ => {
-                        let (op, np) = (a.ptr.clone(), b.ptr.clone());
-                        self.cannot_decide("prefixItems", "the tuple length changed".into(), &op, &np);
-                    }
-                }
+        // Element by element: position i is governed by `prefixItems[i]` when there is one, else by
+        // `items` (absent means any value). Then the tail beyond both tuples.
+        let tuple = |v: &View<'a>| {
+            v.get("prefixItems").map(|x| (x.value.as_array().map_or(&[][..], Vec::as_slice), x.ptr.clone()))
+        };
+        let rest =
+            |v: &View<'a>| v.get("items").map_or((&TRUE, format!("{}/items", v.ptr)), |x| (x.value, x.ptr.clone()));
+        let (to, tn) = (tuple(vo), tuple(vn));
+        let (ro, rn) = (rest(vo), rest(vn));
+        let len = to.as_ref().map_or(0, |t| t.0.len()).max(tn.as_ref().map_or(0, |t| t.0.len()));
+        let at = |t: &Option<(&'a [Value], String)>, r: &(&'a Value, String), i: usize| match t {
+            Some((list, ptr)) if i < list.len() => (&list[i], format!("{ptr}/{i}")),
+            _ => (r.0, r.1.clone()),
+        };
+        for i in 0..len {
+            let ((x, xp), (y, yp)) = (at(&to, &ro, i), at(&tn, &rn, i));
+            self.walk_at(Seg::Index(i), x, xp, y, yp);
+        }
+        if vo.get("items").is_some() || vn.get("items").is_some() {
+            self.walk_at(Seg::Index(len), ro.0, ro.1.clone(), rn.0, rn.1.clone());
+        }
+        self.contains(vo, vn);
+    }
+
+    /// `dependentRequired`: a name newly required when another is present accepts less.
+    fn dependent_required(&mut self, vo: &View<'a>, vn: &View<'a>) {
+        let deps = |v: &View<'a>| -> BTreeMap<&'a str, BTreeSet<&'a str>> {
+            v.get("dependentRequired")
+                .and_then(|x| x.value.as_object())
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, list)| {
+                            (
+                                k.as_str(),
+                                list.as_array()
+                                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                                    .unwrap_or_default(),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let (a, b) = (deps(vo), deps(vn));
+        if a == b {
+            return;
+        }
+        let keys: BTreeSet<&str> = a.keys().chain(b.keys()).copied().collect();
+        let empty = BTreeSet::new();
+        for key in keys {
+            let (x, y) = (a.get(key).unwrap_or(&empty), b.get(key).unwrap_or(&empty));
+            if x == y {
+                continue;
             }
-            (a, b) => {
+            let delta = Delta::of(y.difference(x).next().is_some(), x.difference(y).next().is_some());
+            let op = vo.get("dependentRequired").map_or_else(|| vo.ptr.clone(), |v| v.ptr.clone());
+            let np = vn.get("dependentRequired").map_or_else(|| vn.ptr.clone(), |v| v.ptr.clone());
+            self.emit(
+                SchemaChange::Constraint {
+                    keyword: "dependentRequired".into(),
+                    old: Some(json!({ key: x })),
+                    new: Some(json!({ key: y })),
+                    delta,
+                },
+                Some(op),
+                Some(np),
+            );
+        }
+    }
+
+    /// `patternProperties` with the same patterns: each pattern's schema is compared like a property,
+    /// at a member name that the pattern matches. Different patterns cannot be decided here.
+    #[allow(clippy::many_single_char_names, reason = "a/b are the old/new keyword, x/y their values, as elsewhere")]
+    fn pattern_properties(&mut self, vo: &View<'a>, vn: &View<'a>) {
+        let (a, b) = (vo.get("patternProperties").cloned(), vn.get("patternProperties").cloned());
+        let (ma, mb) = match (&a, &b) {
+            (None, None) => return,
+            (Some(x), Some(y)) if x.value == y.value && !schema::contains_ref(x.value) => return,
+            (Some(x), Some(y)) => match (x.value.as_object(), y.value.as_object()) {
+                (Some(p), Some(q)) if p.keys().eq(q.keys()) => (p, q),
+                _ => {
+                    return self.cannot_decide(
+                        "patternProperties",
+                        "the set of patterns changed".into(),
+                        &x.ptr,
+                        &y.ptr,
+                    );
+                }
+            },
+            (x, y) => {
+                let op = x.as_ref().map_or_else(|| vo.ptr.clone(), |v| v.ptr.clone());
+                let np = y.as_ref().map_or_else(|| vn.ptr.clone(), |v| v.ptr.clone());
+                return self.cannot_decide(
+                    "patternProperties",
+                    "`patternProperties` was added or removed".into(),
+                    &op,
+                    &np,
+                );
+            }
+        };
+        let (pa, pb) = (a.map(|x| x.ptr).unwrap_or_default(), b.map(|x| x.ptr).unwrap_or_default());
+        for (pattern, x) in ma {
+            let y = &mb[pattern];
+            let probe = witness::literal_alternatives(pattern)
+                .and_then(|l| l.into_iter().next())
+                .or_else(|| witness::literal_prefix(pattern).map(|p| format!("{p}x")))
+                .unwrap_or_else(|| "x".to_owned());
+            let seg = Seg::Key { old: probe.clone(), new: probe };
+            let key = escape_token(pattern);
+            self.walk_at(seg, x, format!("{pa}/{key}"), y, format!("{pb}/{key}"));
+        }
+    }
+
+    /// `not`: the old schema is contained in the new one when the new `not` excludes nothing that the old
+    /// `not` allowed, i.e. when `new.not` is contained in `old.not`. That is the same walk with the pair
+    /// swapped; its findings are folded into one `not` change with the witnesses it found.
+    fn not(&mut self, vo: &View<'a>, vn: &View<'a>) {
+        let input = self.side == Side::Input;
+        let (a, b) = (vo.get("not").cloned(), vn.get("not").cloned());
+        let (delta, detail, tries) = match (&a, &b) {
+            (None, None) => return,
+            (Some(x), Some(y)) if x.value == y.value && !schema::contains_ref(x.value) => return,
+            (Some(x), Some(y)) => {
+                let mut produced = Vec::new();
+                let mut inner =
+                    Walker::new(self.tool, self.side, self.new_root, self.old_root, self.base, &mut produced);
+                inner.path.clone_from(&self.path);
+                inner.depth = self.depth + 1;
+                inner.walk(y.value, y.ptr.clone(), x.value, x.ptr.clone());
+                if let Some(reason) = produced.iter().find_map(|c| match &c.kind {
+                    ChangeKind::Schema { change: SchemaChange::CannotDecide { reason, .. }, .. } => {
+                        Some(reason.clone())
+                    }
+                    _ => None,
+                }) {
+                    let (op, np) = (x.ptr.clone(), y.ptr.clone());
+                    return self.cannot_decide("not", format!("inside `not`: {reason}"), &op, &np);
+                }
+                let breaking: Vec<&Change> = produced
+                    .iter()
+                    .filter(|c| matches!(&c.kind, ChangeKind::Schema { side, change } if breaks(*side, change)))
+                    .collect();
+                let schema_changes = produced.iter().any(|c| matches!(c.kind, ChangeKind::Schema { .. }));
+                if breaking.is_empty() && !schema_changes {
+                    return;
+                }
+                let tries: Vec<(Vec<Seg>, Value)> =
+                    breaking.iter().filter_map(|c| c.plan.as_ref()).flat_map(|p| p.tries.clone()).collect();
+                let narrowed = !breaking.is_empty();
+                let delta = if narrowed == input { Delta::LESS } else { Delta::MORE };
+                (delta, "the `not` schema changed what it excludes".to_owned(), tries)
+            }
+            (None, Some(y)) => {
+                let tries =
+                    witness::example(y.value, self.new_root).map(|v| (self.path.clone(), v)).into_iter().collect();
+                (Delta::LESS, "a `not` was added".to_owned(), tries)
+            }
+            (Some(x), None) => {
+                let tries =
+                    witness::example(x.value, self.old_root).map(|v| (self.path.clone(), v)).into_iter().collect();
+                (Delta::MORE, "a `not` was removed".to_owned(), tries)
+            }
+        };
+        let op = a.as_ref().map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
+        let np = b.as_ref().map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
+        let breaking = if input { delta.less } else { delta.more };
+        self.out.push(Change {
+            tool: self.tool.to_owned(),
+            kind: ChangeKind::Schema {
+                side: self.side,
+                change: SchemaChange::Composition { keyword: "not".into(), detail, delta },
+            },
+            old_ptr: Some(op),
+            new_ptr: Some(np),
+            witness: None,
+            plan: breaking.then_some(Plan { tries, dropped: None }),
+        });
+    }
+
+    /// `contains` with `minContains`/`maxContains`. With the same `contains` schema, the counts are
+    /// bounds like `minItems`; with the same counts (at most one required match, no maximum), a
+    /// `contains` schema that accepts less breaks exactly as an element schema would.
+    fn contains(&mut self, vo: &View<'a>, vn: &View<'a>) {
+        let (a, b) = (vo.get("contains"), vn.get("contains"));
+        if a.is_none() && b.is_none() {
+            return;
+        }
+        let count = |v: &View<'a>, k: &str| v.get(k).map(|x| x.value.clone());
+        let same_counts = count(vo, "minContains") == count(vn, "minContains")
+            && count(vo, "maxContains") == count(vn, "maxContains");
+        match (a, b) {
+            (Some(x), Some(y)) if x.value == y.value && !schema::contains_ref(x.value) => {
+                self.lengths(vo, vn, &["minContains", "maxContains"]);
+            }
+            (Some(x), Some(y))
+                if same_counts
+                    && count(vo, "maxContains").is_none()
+                    && count(vo, "minContains").and_then(|m| m.as_u64()).is_none_or(|m| m <= 1) =>
+            {
+                let (x, y) = (x.clone(), y.clone());
+                self.walk_at(Seg::Index(0), x.value, x.ptr, y.value, y.ptr);
+            }
+            _ => {
                 let op = a.map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
                 let np = b.map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
-                self.cannot_decide("prefixItems", "a tuple form was added or removed".into(), &op, &np);
+                self.cannot_decide(
+                    "contains",
+                    "`contains` changed together with its counts, or was added or removed".into(),
+                    &op,
+                    &np,
+                );
             }
-        }
-        let (a, b) = (vo.get("items"), vn.get("items"));
-        if a.is_some() || b.is_some() {
-            let (ov, op) = a.map_or((&TRUE, format!("{}/items", vo.ptr)), |x| (x.value, x.ptr.clone()));
-            let (nv, np) = b.map_or((&TRUE, format!("{}/items", vn.ptr)), |x| (x.value, x.ptr.clone()));
-            let first = vo.get("prefixItems").and_then(|x| x.value.as_array()).map_or(0, Vec::len);
-            self.walk_at(Seg::Index(first), ov, op, nv, np);
         }
     }
 
@@ -1003,6 +1236,12 @@ impl<'a, 'o> Walker<'a, 'o> {
                 }
                 let seg = Seg::Key { old: (*name).to_owned(), new: (*to).to_owned() };
                 self.walk_at(seg, a.value, a.ptr.clone(), b.value, b.ptr.clone());
+            } else if a.value == &Value::Bool(false) {
+                // The name was forbidden; now `additionalProperties` (or nothing) governs it.
+                let (b, bp) =
+                    ap(vn).map_or((&TRUE, vn.ptr.clone()), |x| (x, format!("{}/additionalProperties", vn.ptr)));
+                let seg = Seg::Key { old: (*name).to_owned(), new: (*name).to_owned() };
+                self.walk_at(seg, a.value, a.ptr.clone(), b, bp);
             } else {
                 self.emit(
                     SchemaChange::PropertyRemoved {
@@ -1062,6 +1301,8 @@ impl<'a, 'o> Walker<'a, 'o> {
             }
         }
 
+        self.dependent_required(vo, vn);
+        self.pattern_properties(vo, vn);
         let (a, b) = (ap(vo), ap(vn));
         let (pa, pb) = (
             vo.get("additionalProperties").map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone()),
@@ -1104,12 +1345,32 @@ impl<'a, 'o> Walker<'a, 'o> {
             for b in branches.iter().skip(i + 1) {
                 if !disjoint(a.0, b.0, root) {
                     let at = |p: &str| p.rsplit('/').next().unwrap_or("").to_owned();
-                    let reason = format!(
-                        "`oneOf` branches {} and {} may overlap, so a value that matched exactly one branch before may now match two and be rejected",
+                    let detail = format!(
+                        "`oneOf` branches {} and {} may overlap, so a value that matched exactly one branch may now match two and be rejected",
                         at(&a.1),
                         at(&b.1)
                     );
-                    self.cannot_decide("oneOf", reason, op, np);
+                    // Witness candidates: examples of every branch on both sides.
+                    let sub_root = if self.side == Side::Input { self.old_root } else { self.new_root };
+                    let tries = ao
+                        .into_iter()
+                        .chain(an)
+                        .flat_map(|(_, list)| list.iter())
+                        .filter_map(|(branch, _)| witness::example(branch, sub_root))
+                        .map(|v| (self.path.clone(), v))
+                        .collect();
+                    let delta = if self.side == Side::Input { Delta::LESS } else { Delta::MORE };
+                    self.out.push(Change {
+                        tool: self.tool.to_owned(),
+                        kind: ChangeKind::Schema {
+                            side: self.side,
+                            change: SchemaChange::Composition { keyword: "oneOf".into(), detail, delta },
+                        },
+                        old_ptr: Some(op.to_owned()),
+                        new_ptr: Some(np.to_owned()),
+                        witness: None,
+                        plan: Some(Plan { tries, dropped: None }),
+                    });
                     return;
                 }
             }
@@ -1127,6 +1388,17 @@ impl<'a, 'o> Walker<'a, 'o> {
         op: &str,
         np: &str,
     ) {
+        // Branches that are only a `$ref` compare as their targets.
+        let resolve = |root: &'a Value, list: &[(&'a Value, String)]| -> Vec<(&'a Value, String)> {
+            list.iter()
+                .map(|(v, p)| match self.deref(root, v, p.clone()) {
+                    Ok((t, tp, _)) => (t, tp),
+                    Err(_) => (*v, p.clone()),
+                })
+                .collect()
+        };
+        let (ao, an) = (resolve(self.old_root, ao), resolve(self.new_root, an));
+        let (ao, an) = (ao.as_slice(), an.as_slice());
         let mut used_n = vec![false; an.len()];
         let mut left_o = Vec::new();
         for (i, (x, xp)) in ao.iter().enumerate() {
@@ -1286,6 +1558,37 @@ fn alternatives<'a>(v: &'a Value, ptr: &str) -> Option<(&'static str, Vec<(&'a V
     Some((keyword, list.iter().enumerate().map(|(i, b)| (b, format!("{ptr}/{keyword}/{i}"))).collect()))
 }
 
+/// Whether a change narrows in the breaking direction of its side (or cannot be decided).
+fn breaks(side: Side, change: &SchemaChange) -> bool {
+    let input = side == Side::Input;
+    match change {
+        SchemaChange::PropertyRemoved { .. }
+        | SchemaChange::PropertyRenamed { .. }
+        | SchemaChange::Pattern { .. }
+        | SchemaChange::CannotDecide { .. } => true,
+        SchemaChange::PropertyAdded { old_closed, .. } => input || *old_closed,
+        SchemaChange::RequiredAdded { .. } => input,
+        SchemaChange::RequiredRemoved { .. } => !input,
+        SchemaChange::Type { old, new } => !(if input { old.minus(*new) } else { new.minus(*old) }).is_empty(),
+        SchemaChange::Enum { removed, added, introduced, dropped } => {
+            if input {
+                !removed.is_empty() || *introduced
+            } else {
+                !added.is_empty() || *dropped
+            }
+        }
+        SchemaChange::Constraint { delta, .. } | SchemaChange::Composition { delta, .. } => {
+            if input {
+                delta.less
+            } else {
+                delta.more
+            }
+        }
+        SchemaChange::AdditionalProperties { closed } => *closed == input,
+        SchemaChange::Format { .. } | SchemaChange::Default { .. } => false,
+    }
+}
+
 /// Whether no instance can satisfy both schemas: different types, disjoint `enum`/`const` sets, or a
 /// required discriminator property with disjoint values. `false` means "not proven".
 fn disjoint(a: &Value, b: &Value, root: &Value) -> bool {
@@ -1418,6 +1721,7 @@ fn string_probes() -> Vec<Value> {
 }
 
 /// Values around the old and new bounds of a constraint.
+#[allow(clippy::too_many_lines, reason = "one arm per keyword family")]
 fn constraint_probes(
     keyword: &str,
     old: Option<&Value>,
@@ -1434,6 +1738,7 @@ fn constraint_probes(
             &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
         }
         "minLength" | "maxLength" => &["minLength", "maxLength"],
+        "minContains" | "maxContains" => &["minContains", "maxContains"],
         "minItems" | "maxItems" => &["minItems", "maxItems"],
         "minProperties" | "maxProperties" => &["minProperties", "maxProperties"],
         _ => &[],
@@ -1458,7 +1763,18 @@ fn constraint_probes(
     };
     let item = || sub.get("items").and_then(|i| witness::example(i, root)).unwrap_or(json!("x"));
     match keyword {
-        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => witness::numeric_probes(&bounds),
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
+            let mut exact: Vec<&Value> = vec![];
+            exact.extend(old);
+            exact.extend(new);
+            for k in family {
+                exact.extend(sub.get(*k));
+                exact.extend(sup.get(*k));
+            }
+            let mut v = witness::integer_probes(&exact);
+            v.extend(witness::numeric_probes(&bounds));
+            v
+        }
         "multipleOf" => {
             let mut v = Vec::new();
             for m in [o, n].into_iter().flatten() {
@@ -1472,6 +1788,39 @@ fn constraint_probes(
         "minLength" | "maxLength" => lengths().into_iter().map(|l| json!("a".repeat(l))).collect(),
         "minItems" | "maxItems" => lengths().into_iter().map(|l| Value::Array(vec![item(); l])).collect(),
         "uniqueItems" => vec![Value::Array(vec![item(), item()])],
+        "minContains" | "maxContains" => {
+            let matching = sub.get("contains").and_then(|c| witness::example(c, root)).unwrap_or(json!("x"));
+            lengths().into_iter().map(|l| Value::Array(vec![matching.clone(); l])).collect()
+        }
+        "dependentRequired" => {
+            let trigger = new.or(old).and_then(Value::as_object).and_then(|m| m.keys().next().cloned());
+            let base = match witness::example(sub, root) {
+                Some(Value::Object(m)) => m,
+                _ => Map::new(),
+            };
+            trigger
+                .map(|k| {
+                    let example_of = |name: &str| {
+                        sub.pointer(&format!("/properties/{}", escape_token(name)))
+                            .and_then(|s| witness::example(s, root))
+                            .unwrap_or(json!("example"))
+                    };
+                    let mut m = base;
+                    m.insert(k.clone(), example_of(&k));
+                    let still: Vec<String> = sub
+                        .pointer(&format!("/dependentRequired/{}", escape_token(&k)))
+                        .and_then(Value::as_array)
+                        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                        .unwrap_or_default();
+                    for d in still {
+                        let v = example_of(&d);
+                        m.entry(d).or_insert(v);
+                    }
+                    Value::Object(m)
+                })
+                .into_iter()
+                .collect()
+        }
         "minProperties" | "maxProperties" => {
             let base = match witness::example(sub, root) {
                 Some(Value::Object(m)) => m,
@@ -1490,7 +1839,17 @@ fn constraint_probes(
                 })
                 .collect()
         }
-        "pattern" => string_probes(),
+        "pattern" => {
+            let mut v = string_probes();
+            let pattern = sub.get("pattern").and_then(Value::as_str).unwrap_or("");
+            if let Some(lits) = witness::literal_alternatives(pattern) {
+                v.extend(lits.into_iter().map(Value::String));
+            }
+            if let Some(prefix) = witness::literal_prefix(pattern) {
+                v.extend([json!(format!("{prefix}x")), json!(format!("{prefix}0")), json!(prefix)]);
+            }
+            v
+        }
         _ => Vec::new(),
     }
 }

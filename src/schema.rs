@@ -251,24 +251,24 @@ pub const MODELLED: &[&str] = &[
     "oneOf",
     "allOf",
     "$ref",
+    "contains",
+    "minContains",
+    "maxContains",
+    "not",
+    "dependentRequired",
+    "patternProperties",
 ];
 
 /// Validation keywords of 2020-12 that the compare stage does not reason about yet: any change under
 /// them is reported as "cannot decide".
 pub const UNMODELLED: &[&str] = &[
-    "not",
     "if",
     "then",
     "else",
-    "dependentRequired",
     "dependentSchemas",
-    "patternProperties",
     "propertyNames",
     "unevaluatedProperties",
     "unevaluatedItems",
-    "contains",
-    "minContains",
-    "maxContains",
     "$dynamicRef",
     "$dynamicAnchor",
     "$recursiveRef",
@@ -415,6 +415,10 @@ impl<'a> View<'a> {
                     self.add_values(list, at.ptr);
                 }
                 _ => {
+                    // `not: {}` and `not: true` exclude everything.
+                    if key == "not" && (value == &Value::Bool(true) || value.as_object().is_some_and(Map::is_empty)) {
+                        self.types = TypeSet::EMPTY;
+                    }
                     self.keywords.insert(key.as_str(), at);
                 }
             }
@@ -658,9 +662,14 @@ pub enum RefProblem {
 /// # Errors
 /// A [`RefProblem`] for remote, dynamic or dangling references.
 pub fn resolve<'a>(root: &'a Value, reference: &str) -> Result<(String, &'a Value), RefProblem> {
-    let Some(fragment) = reference.strip_prefix('#') else {
-        return Err(RefProblem::Remote(reference.to_owned()));
-    };
+    let (resource, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+    if !resource.is_empty() {
+        // An embedded resource (`$id`) of this document; anything else leaves the document.
+        let Some((base, target)) = find_resource(root, resource) else {
+            return Err(RefProblem::Remote(reference.to_owned()));
+        };
+        return resolve(target, &format!("#{fragment}")).map(|(p, v)| (format!("{base}{p}"), v));
+    }
     if fragment.is_empty() || fragment.starts_with('/') {
         let decoded = percent_decode(fragment);
         return root
@@ -691,6 +700,37 @@ fn percent_decode(s: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Finds the subschema whose `$id` names `resource` (exactly, or as the last segments of an absolute
+/// `$id`, which is how relative references resolve against it).
+fn find_resource<'a>(root: &'a Value, resource: &str) -> Option<(String, &'a Value)> {
+    let matches = |id: &str| {
+        let id = id.split('#').next().unwrap_or(id);
+        id == resource || id.ends_with(&format!("/{resource}")) || resource.ends_with(&format!("/{id}"))
+    };
+    let mut stack = vec![(String::new(), root)];
+    while let Some((ptr, value)) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if map.get("$id").and_then(Value::as_str).is_some_and(matches) {
+                    return Some((ptr, value));
+                }
+                for (k, v) in map {
+                    if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                        stack.push((format!("{ptr}/{}", crate::load::span::escape_token(k)), v));
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    stack.push((format!("{ptr}/{i}"), v));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Finds the schema with `"$anchor": name`, iteratively.
@@ -778,6 +818,9 @@ mod tests {
         assert_eq!(resolve(&root, "#/$defs/a%20b").unwrap().0, "/$defs/a b");
         assert_eq!(resolve(&root, "#x").unwrap().0, "/$defs/a b");
         assert!(matches!(resolve(&root, "https://e.com/s"), Err(RefProblem::Remote(_))));
+        let embedded = json!({"$id": "https://e.com/root.json", "$defs": {"addr": {"$id": "https://e.com/address.json", "$defs": {"zip": {"type": "string"}}}}});
+        assert_eq!(resolve(&embedded, "address.json#/$defs/zip").unwrap().0, "/$defs/addr/$defs/zip");
+        assert_eq!(resolve(&embedded, "https://e.com/address.json").unwrap().0, "/$defs/addr");
         assert!(matches!(resolve(&root, "#/nope"), Err(RefProblem::Unresolved(_))));
     }
 }

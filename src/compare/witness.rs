@@ -411,6 +411,49 @@ impl Judge {
     }
 }
 
+/// Exact integer neighbours of integer bounds (no rounding through `f64`).
+#[must_use]
+pub fn integer_probes(values: &[&Value]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for v in values {
+        let base = v.as_i64().map(i128::from).or_else(|| v.as_u64().map(i128::from));
+        if let Some(b) = base {
+            for d in [0i128, -1, 1] {
+                let x = b + d;
+                if let Ok(i) = i64::try_from(x) {
+                    out.push(Value::from(i));
+                } else if let Ok(u) = u64::try_from(x) {
+                    out.push(Value::from(u));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether every string matching `p` also matches `q`, for the shapes this can be proven on: equal
+/// patterns, `q` a bare literal prefix that `p`'s literal prefix extends, or both anchored literal
+/// alternations with `p`'s literals all allowed by `q`. `false` means "not proven".
+#[must_use]
+pub fn pattern_implies(p: &str, q: &str) -> bool {
+    if p == q {
+        return true;
+    }
+    let q_prefix_only = literal_prefix(q).filter(|l| q.len() == l.len() + 1);
+    if let Some(l) = &q_prefix_only {
+        if literal_prefix(p).is_some_and(|pl| pl.starts_with(l.as_str())) {
+            return true;
+        }
+        if let Some(lits) = literal_alternatives(p) {
+            return lits.iter().all(|x| x.starts_with(l.as_str()));
+        }
+    }
+    match (literal_alternatives(p), literal_alternatives(q)) {
+        (Some(a), Some(b)) => a.iter().all(|x| b.contains(x)),
+        _ => false,
+    }
+}
+
 /// Probe values for a bound change: the bounds themselves and their neighbours.
 #[must_use]
 pub fn numeric_probes(values: &[Option<f64>]) -> Vec<Value> {
@@ -450,6 +493,16 @@ mod tests {
         ];
         let v = embed(&root, &path, true, json!(7)).unwrap();
         assert_eq!(v, json!({"q": "example", "filter": {"tags": [7]}}));
+    }
+
+    #[test]
+    fn pattern_implication() {
+        assert!(pattern_implies("^refs/heads/", "^refs/"));
+        assert!(pattern_implies("^refs/heads/[a-z]+$", "^refs/"));
+        assert!(!pattern_implies("^refs/", "^refs/heads/"));
+        assert!(pattern_implies("^(a|b)$", "^(a|b|c)$"));
+        assert!(!pattern_implies("^(a|b|c)$", "^(a|b)$"));
+        assert!(!pattern_implies("^[a-z]+$", "^[a-z0-9]+$"));
     }
 
     #[test]

@@ -92,7 +92,9 @@ fn diagnostic(f: &Finding) -> Diagnostic<FileId> {
         labels.push(label.with_message("before"));
     }
     let mut notes: Vec<String> = f.notes.clone();
-    if let Some(w) = &f.witness {
+    // An info finding can carry a witness of a strict-containment difference that the contract does not
+    // count as a break (an undeclared name that became declared); it stays in JSON and out of the way.
+    if let Some(w) = f.witness.as_ref().filter(|_| f.severity > Severity::Info) {
         notes.push(format!("witness: {}", crate::load::escape(&clip(&w.instance.to_string(), 400))));
         let label = if w.dropped { "effect" } else { "rejected because" };
         notes.push(format!("{label}: {}", crate::load::escape(&clip(&w.rejected_because, 400))));

@@ -482,7 +482,7 @@ impl<'a, 'o> Walker<'a, 'o> {
             SchemaChange::RequiredRemoved { .. } if !input => obj_only(),
             SchemaChange::PropertyRemoved { name, was_required, fate } => {
                 if input {
-                    if *fate != Fate::Rejected {
+                    if *fate == Fate::Ignored {
                         dropped = Some(name.clone());
                     }
                     with(name, ex(prop(name)))
@@ -501,7 +501,7 @@ impl<'a, 'o> Walker<'a, 'o> {
             }
             SchemaChange::PropertyRenamed { from, fate, .. } => {
                 if input {
-                    if matches!(fate, Fate::Ignored | Fate::Revalidated) {
+                    if *fate == Fate::Ignored {
                         dropped = Some(from.clone());
                     }
                     with(from, ex(prop(from)))
@@ -1292,7 +1292,9 @@ impl<'a, 'o> Walker<'a, 'o> {
         }
         for name in ro.difference(&rn) {
             // A removed or renamed property already says it.
-            if pn.contains_key(name) || (!po.contains_key(name) && !renamed_from.contains_key(name)) {
+            let forbidden_before = po.get(name).is_some_and(|a| a.value == &Value::Bool(false));
+            if pn.contains_key(name) || forbidden_before || (!po.contains_key(name) && !renamed_from.contains_key(name))
+            {
                 self.emit(
                     SchemaChange::RequiredRemoved { name: (*name).to_owned() },
                     Some(required_at(vo)),

@@ -354,7 +354,12 @@ fn embed_at(schema: &Value, root: &Value, path: &[Seg], old_side: bool, local: V
         }
         Seg::Branch { keyword, old, new } => {
             let index = if old_side { *old } else { *new };
-            let branch = get(keyword).and_then(|b| b.get(index))?;
+            // The sides may use different keywords, and a plain schema is a list of one alternative.
+            let list = [*keyword, "anyOf", "oneOf", "allOf"].into_iter().find_map(|k| get(k).and_then(Value::as_array));
+            let Some(list) = list else {
+                return embed_at(schema, root, rest, old_side, local, depth + 1);
+            };
+            let branch = list.get(index)?;
             let inner = embed_at(branch, root, rest, old_side, local, depth + 1)?;
             Some(match (inner, map) {
                 (Value::Object(o), Some(m)) => merge_parent(Value::Object(o), m, root, depth),

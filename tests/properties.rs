@@ -1,0 +1,179 @@
+//! Property tests (proptest) of the engine's verdicts against the `jsonschema` validator, and of the
+//! invariants every run must keep.
+//!
+//! - Whenever the engine answers Yes for a generated pair, no generated instance that the accepting side
+//!   allows is rejected by the other side.
+//! - Whenever it answers No, the witness it printed is confirmed by the validator.
+//! - Comparing a schema with itself finds nothing; the result does not depend on key order.
+
+mod common;
+
+use common::{Verdict, verdict};
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(json!({})),
+        Just(json!(true)),
+        Just(json!(false)),
+        prop::sample::subsequence(vec!["string", "integer", "number", "null", "boolean", "object", "array"], 1..3)
+            .prop_map(|t| json!({ "type": t })),
+        prop::sample::subsequence(vec![json!("a"), json!("b"), json!(1), json!(2.5), json!(null), json!(true)], 0..4)
+            .prop_map(|v| json!({ "enum": v })),
+        prop_oneof![Just(json!("a")), Just(json!(1)), Just(json!(null))].prop_map(|c| json!({ "const": c })),
+        (
+            prop::option::of(-2i64..4),
+            prop::option::of(-2i64..4),
+            any::<bool>(),
+            prop::sample::select(vec![None, Some(1), Some(2), Some(3)])
+        )
+            .prop_map(|(lo, hi, ex, m)| {
+                let mut s = json!({"type": if ex { "number" } else { "integer" }});
+                if let Some(l) = lo {
+                    s[if ex { "exclusiveMinimum" } else { "minimum" }] = json!(l);
+                }
+                if let Some(h) = hi {
+                    s["maximum"] = json!(h);
+                }
+                if let Some(m) = m {
+                    s["multipleOf"] = json!(m);
+                }
+                s
+            }),
+        (
+            prop::option::of(0u64..3),
+            prop::option::of(0u64..4),
+            prop::sample::select(vec![None, Some("^a"), Some("^(a|b)$"), Some("^[ab]+$")])
+        )
+            .prop_map(|(lo, hi, p)| {
+                let mut s = json!({"type": "string"});
+                if let Some(l) = lo {
+                    s["minLength"] = json!(l);
+                }
+                if let Some(h) = hi {
+                    s["maxLength"] = json!(h);
+                }
+                if let Some(p) = p {
+                    s["pattern"] = json!(p);
+                }
+                s
+            }),
+    ]
+}
+
+fn schema() -> impl Strategy<Value = Value> {
+    leaf().prop_recursive(3, 24, 3, |inner| {
+        prop_oneof![
+            (
+                prop::collection::btree_map(prop::sample::select(vec!["a", "b", "c"]), inner.clone(), 0..3),
+                prop::sample::subsequence(vec!["a", "b", "c"], 0..2),
+                prop::option::of(prop_oneof![Just(json!(false)), Just(json!(true)), inner.clone()])
+            )
+                .prop_map(|(props, req, ap)| {
+                    let mut s = json!({"type": "object", "properties": props, "required": req});
+                    if let Some(ap) = ap {
+                        s["additionalProperties"] = ap;
+                    }
+                    s
+                }),
+            (inner.clone(), prop::option::of(0u64..3), any::<bool>()).prop_map(|(items, min, unique)| {
+                let mut s = json!({"type": "array", "items": items});
+                if let Some(m) = min {
+                    s["minItems"] = json!(m);
+                }
+                if unique {
+                    s["uniqueItems"] = json!(true);
+                }
+                s
+            }),
+            prop::collection::vec(inner.clone(), 1..3).prop_map(|b| json!({ "anyOf": b })),
+            prop::collection::vec(inner.clone(), 1..3).prop_map(|b| json!({ "oneOf": b })),
+            prop::collection::vec(inner.clone(), 1..3).prop_map(|b| json!({ "allOf": b })),
+            inner.clone().prop_map(|n| json!({ "not": n })),
+        ]
+    })
+}
+
+fn instance() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (-3i64..5).prop_map(Value::from),
+        prop::sample::select(vec![0.5, 2.5, -1.5]).prop_map(Value::from),
+        prop::sample::select(vec!["", "a", "b", "ab", "abc", "ba", "c"]).prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 16, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+            prop::collection::btree_map(prop::sample::select(vec!["a", "b", "c", "d"]), inner, 0..3)
+                .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+fn valid(schema: &Value, instance: &Value) -> bool {
+    jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(schema).is_ok_and(|v| v.is_valid(instance))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 384, ..ProptestConfig::default() })]
+
+    /// Yes is never wrong on the sampled instances.
+    #[test]
+    fn yes_means_no_sampled_counterexample(a in schema(), b in schema(), xs in prop::collection::vec(instance(), 24)) {
+        for input in [true, false] {
+            if verdict(&a, &b, input) == Verdict::Yes {
+                let (sub, sup) = if input { (&a, &b) } else { (&b, &a) };
+                for x in &xs {
+                    prop_assert!(!valid(sub, x) || valid(sup, x), "engine said Yes ({}) but {} breaks it:\nold {}\nnew {}",
+                        if input { "input" } else { "output" }, x, a, b);
+                }
+            }
+        }
+    }
+
+    /// Every witness is confirmed: the accepting side allows it, the other side rejects it.
+    #[test]
+    fn witnesses_are_confirmed(a in schema(), b in schema()) {
+        for input in [true, false] {
+            let tool = |s: &Value| if input {
+                json!({"name": "t", "inputSchema": {"type": "object", "properties": {"v": s}, "required": ["v"]}})
+            } else {
+                json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": s})
+            };
+            let (old, new) = (tool(&a), tool(&b));
+            let analysis = mcp_drift::diff_texts(&old.to_string(), &new.to_string()).unwrap();
+            let root = |t: &Value| t[if input { "inputSchema" } else { "outputSchema" }].clone();
+            let (sub, sup) = if input { (root(&old), root(&new)) } else { (root(&new), root(&old)) };
+            for f in &analysis.findings {
+                if let Some(w) = &f.witness {
+                    prop_assert!(valid(&sub, &w.instance), "{}: witness {} not accepted", f.rule, w.instance);
+                    prop_assert!(w.dropped || !valid(&sup, &w.instance), "{}: witness {} not rejected", f.rule, w.instance);
+                }
+            }
+        }
+    }
+
+    /// Nothing is found when a schema is compared with itself, even with its keys reordered.
+    #[test]
+    fn self_comparison_is_silent(a in schema()) {
+        let tool = json!({"name": "t", "inputSchema": {"type": "object", "properties": {"v": a}}, "outputSchema": a});
+        let analysis = mcp_drift::diff_texts(&tool.to_string(), &reversed_text(&tool)).unwrap();
+        prop_assert!(analysis.findings.is_empty(), "{:?}", analysis.findings.iter().map(|f| f.rule.as_str()).collect::<Vec<_>>());
+    }
+}
+
+/// JSON text of the value with every object's keys written in reverse order (`serde_json`'s map would
+/// sort them back, so the text is written here).
+fn reversed_text(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let members: Vec<String> =
+                m.iter().rev().map(|(k, v)| format!("{}: {}", Value::String(k.clone()), reversed_text(v))).collect();
+            format!("{{{}}}", members.join(", "))
+        }
+        Value::Array(items) => format!("[{}]", items.iter().map(reversed_text).collect::<Vec<_>>().join(", ")),
+        other => other.to_string(),
+    }
+}

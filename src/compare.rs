@@ -617,7 +617,7 @@ impl<'a, 'o> Walker<'a, 'o> {
             ptr = format!("{}{target_ptr}", self.base);
             followed = true;
         }
-        Err(RefProblem::Unresolved(format!("a chain of more than {MAX_REF_HOPS} references")))
+        Err(RefProblem::TooLong(MAX_REF_HOPS))
     }
 
     #[allow(
@@ -659,13 +659,14 @@ impl<'a, 'o> Walker<'a, 'o> {
     fn ref_problem(&mut self, o: &Value, n: &Value, problem: &RefProblem, op: &str, np: &str) {
         // An unresolvable reference that is written the same on both sides, with the same siblings, is
         // the same opaque schema.
-        if o == n {
+        if o == n && !matches!(problem, RefProblem::TooLong(_)) {
             return;
         }
         let reason = match problem {
             RefProblem::Remote(r) => format!("`$ref: {r}` leaves the document and is never fetched"),
             RefProblem::Dynamic(r) => format!("dynamic reference `{r}` is not followed"),
             RefProblem::Unresolved(r) => format!("reference `{r}` does not resolve"),
+            RefProblem::TooLong(n) => format!("a chain of more than {n} references is not followed"),
         };
         self.cannot_decide("$ref", reason, op, np);
     }
@@ -697,10 +698,10 @@ impl<'a, 'o> Walker<'a, 'o> {
             let (ao, an) = (alternatives(o, &op), alternatives(n, &np));
             if ao.is_some() || an.is_some() {
                 let keyword = ao.as_ref().or(an.as_ref()).map_or("anyOf", |(k, _)| *k);
-                self.one_of_exclusivity(ao.as_ref(), an.as_ref(), &op, &np);
+                let overlap = self.one_of_exclusivity(ao.as_ref(), an.as_ref(), &op, &np);
                 let ao = ao.map_or_else(|| vec![(o, op.clone())], |(_, list)| list);
                 let an = an.map_or_else(|| vec![(n, np.clone())], |(_, list)| list);
-                self.alternatives(keyword, &ao, &an, &op, &np);
+                self.alternatives(keyword, &ao, &an, &op, &np, overlap);
                 self.annotations(o, &op, n, &np);
                 return;
             }
@@ -1332,16 +1333,16 @@ impl<'a, 'o> Walker<'a, 'o> {
         an: Option<&(&'static str, Vec<(&'a Value, String)>)>,
         op: &str,
         np: &str,
-    ) {
+    ) -> bool {
         let (judge, other, root) =
             if self.side == Side::Input { (an, ao, self.new_root) } else { (ao, an, self.old_root) };
-        let Some(("oneOf", branches)) = judge else { return };
+        let Some(("oneOf", branches)) = judge else { return false };
         let same = other.is_some_and(|(_, list)| {
             list.len() == branches.len()
                 && list.iter().zip(branches).all(|(a, b)| a.0 == b.0 && !schema::contains_ref(a.0))
         });
         if same {
-            return;
+            return false;
         }
         for (i, a) in branches.iter().enumerate() {
             for b in branches.iter().skip(i + 1) {
@@ -1373,10 +1374,11 @@ impl<'a, 'o> Walker<'a, 'o> {
                         witness: None,
                         plan: Some(Plan { tries, dropped: None }),
                     });
-                    return;
+                    return true;
                 }
             }
         }
+        false
     }
 
     /// Compares two lists of alternatives (`anyOf`/`oneOf` branches; a plain schema is a list of one).
@@ -1389,6 +1391,7 @@ impl<'a, 'o> Walker<'a, 'o> {
         an: &[(&'a Value, String)],
         op: &str,
         np: &str,
+        overlap_reported: bool,
     ) {
         // Branches that are only a `$ref` compare as their targets.
         let resolve = |root: &'a Value, list: &[(&'a Value, String)]| -> Vec<(&'a Value, String)> {
@@ -1444,7 +1447,7 @@ impl<'a, 'o> Walker<'a, 'o> {
                 Some(np.to_owned()),
             );
         }
-        for &j in left_n.iter().filter(|j| !paired_n.contains(*j)) {
+        for &j in left_n.iter().filter(|j| !paired_n.contains(*j) && !overlap_reported) {
             let detail = format!("a new alternative was added at index {}", an[j].1.rsplit('/').next().unwrap_or(""));
             self.emit(
                 SchemaChange::Composition { keyword: keyword.to_owned(), detail, delta: Delta::MORE },

@@ -169,6 +169,15 @@ fn add_file(snapshot: &mut Snapshot, sources: &mut Sources, name: String, bytes:
         let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m).to_owned();
         Error::input(&name, e.line(), e.column(), format!("invalid JSON: {message}"))
     })?;
+    if let Some((offset, key)) = span::first_duplicate_key(&text) {
+        let (line, column) = span::line_column(&text, &span::line_starts(&text), offset);
+        return Err(Error::input(
+            &name,
+            line,
+            column,
+            format!("duplicate key `{}` in one object: parsers disagree on which value wins", escape(&key)),
+        ));
+    }
     let file = sources.add(SourceFile::new(name, text));
     let source = sources.get(file);
     let mut found = Vec::new();

@@ -198,7 +198,8 @@ fn drop_typo_pairs(removed: &mut Vec<&str>, added: &mut Vec<&str>) -> bool {
 /// A git-style word diff, `[-old-]{+new+}`, cut to a readable length.
 #[must_use]
 pub fn word_diff(old: &str, new: &str) -> String {
-    let diff = TextDiff::from_words(old, new);
+    // Myers' diff is quadratic in the worst case; a megabyte of rewritten prose must not stall a run.
+    let diff = TextDiff::configure().timeout(std::time::Duration::from_millis(200)).diff_words(old, new);
     let mut out = String::new();
     for change in diff.iter_all_changes() {
         let v = change.value();

@@ -654,6 +654,8 @@ pub enum RefProblem {
     Dynamic(String),
     /// Local, but nothing is there.
     Unresolved(String),
+    /// A chain of references longer than the walk follows.
+    TooLong(usize),
 }
 
 /// Resolves a local `$ref` against the schema document `root`. Returns the pointer of the target

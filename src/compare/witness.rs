@@ -49,6 +49,8 @@ pub struct Witness {
 pub const EXTRA_KEY: &str = "x-mcp-drift-extra";
 
 const MAX_DEPTH: usize = 24;
+const MAX_EXAMPLE_ITEMS: usize = 1_000;
+const MAX_EXAMPLE_LENGTH: usize = 10_000;
 
 /// Follows `$ref` and single-member `allOf` from `schema`.
 fn deref<'a>(mut schema: &'a Value, root: &'a Value) -> &'a Value {
@@ -176,6 +178,12 @@ fn count(map: &Map<String, Value>, key: &str) -> Option<usize> {
 
 /// An example of one type that tries to respect the schema's keywords for that type.
 fn of_type(map: &Map<String, Value>, t: TypeSet, root: &Value, depth: usize) -> Option<Value> {
+    // Witnesses are for people to read; a schema that needs a huge instance gets none.
+    if ["minItems", "minProperties"].iter().any(|k| count(map, k).is_some_and(|n| n > MAX_EXAMPLE_ITEMS))
+        || count(map, "minLength").is_some_and(|n| n > MAX_EXAMPLE_LENGTH)
+    {
+        return None;
+    }
     Some(match t {
         TypeSet::NULL => Value::Null,
         TypeSet::BOOLEAN => Value::Bool(true),

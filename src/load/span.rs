@@ -163,6 +163,73 @@ fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
     }
 }
 
+/// The first object member whose key repeats an earlier key of the same object: its byte offset and
+/// the key. `serde_json` silently keeps the last one; other parsers keep the first, so a snapshot with
+/// duplicate keys means different contracts to different clients. Iterative, one pass.
+#[must_use]
+pub fn first_duplicate_key(text: &str) -> Option<(usize, String)> {
+    enum Frame {
+        Object { keys: Vec<String>, set: Option<std::collections::HashSet<String>>, expect_key: bool },
+        Array,
+    }
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'{' => {
+                stack.push(Frame::Object { keys: Vec::new(), set: None, expect_key: true });
+                i += 1;
+            }
+            b'[' => {
+                stack.push(Frame::Array);
+                i += 1;
+            }
+            b'}' | b']' => {
+                stack.pop();
+                i += 1;
+            }
+            b',' => {
+                if let Some(Frame::Object { expect_key, .. }) = stack.last_mut() {
+                    *expect_key = true;
+                }
+                i += 1;
+            }
+            b'"' => {
+                let start = i;
+                let end = skip_string(b, i)?;
+                if let Some(Frame::Object { keys, set, expect_key }) = stack.last_mut()
+                    && *expect_key
+                {
+                    *expect_key = false;
+                    let raw = &text[start..end];
+                    let key = if raw.contains('\\') {
+                        serde_json::from_str::<String>(raw).ok()?
+                    } else {
+                        raw[1..raw.len() - 1].to_owned()
+                    };
+                    let seen = if let Some(set) = set {
+                        !set.insert(key.clone())
+                    } else {
+                        let dup = keys.contains(&key);
+                        keys.push(key.clone());
+                        if keys.len() > 16 {
+                            *set = Some(keys.drain(..).collect());
+                        }
+                        dup
+                    };
+                    if seen {
+                        return Some((start, key));
+                    }
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// 1-based line and column (in Unicode scalar values) of a byte offset, given the line starts.
 #[must_use]
 pub fn line_column(text: &str, line_starts: &[usize], offset: usize) -> (usize, usize) {
@@ -220,6 +287,16 @@ mod tests {
         let doc = r#"{"a\u0062": 1, "ab": 2}"#;
         // serde_json keeps the last duplicate, and so do we.
         assert_eq!(&doc[locate(doc, "/ab").unwrap().value], "2");
+    }
+
+    #[test]
+    fn duplicate_keys_are_found() {
+        assert_eq!(first_duplicate_key(r#"{"a": {"b": 1, "c": [{"b": 2}], "b": 3}}"#), Some((32, "b".to_owned())));
+        assert_eq!(first_duplicate_key(r#"{"a": 1, "b": {"a": 2}, "c": ["a", "a"]}"#), None);
+        assert_eq!(first_duplicate_key(r#"{"\u0061": 1, "a": 2}"#).map(|d| d.1), Some("a".to_owned()));
+        let many: String =
+            format!("{{{}, \"k5\": 0}}", (0..40).map(|i| format!("\"k{i}\": 0")).collect::<Vec<_>>().join(", "));
+        assert_eq!(first_duplicate_key(&many).map(|d| d.1), Some("k5".to_owned()));
     }
 
     #[test]

@@ -1,0 +1,162 @@
+//! Adversarial inputs: each gives the right answer, or exit 2 with a clear message, and never a panic,
+//! a hang or a stack overflow.
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+fn tool(name: &str, input: &Value) -> Value {
+    json!({"name": name, "inputSchema": input})
+}
+
+fn diff(old: &Value, new: &Value) -> Vec<String> {
+    let a = mcp_drift::diff_texts(&old.to_string(), &new.to_string()).unwrap();
+    a.findings.iter().map(|f| f.rule.as_str().to_owned()).collect()
+}
+
+fn cli_on(content: &[u8]) -> (i32, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("snap.json");
+    std::fs::write(&path, content).unwrap();
+    let old = dir.path().join("old.json");
+    std::fs::write(&old, br#"{"tools": []}"#).unwrap();
+    let out = Command::cargo_bin("mcp-drift")
+        .unwrap()
+        .args(["diff", old.to_str().unwrap(), path.to_str().unwrap(), "--fail-on", "info"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("panicked"), "{err}");
+    (out.status.code().unwrap_or(-1), err)
+}
+
+#[test]
+fn hundred_thousand_deep_nesting_is_a_clean_error() {
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let (code, err) = cli_on(deep.as_bytes());
+    assert_eq!(code, 2);
+    assert!(err.contains("recursion limit"), "{err}");
+}
+
+#[test]
+fn self_and_mutually_recursive_refs_terminate() {
+    let selfref =
+        |extra: Value| tool("t", &json!({"type": "object", "properties": {"node": {"$ref": "#"}, "v": extra}}));
+    assert_eq!(diff(&selfref(json!({"type": "string"})), &selfref(json!({"type": "string"}))), Vec::<String>::new());
+    assert!(
+        diff(&selfref(json!({"type": ["string", "null"]})), &selfref(json!({"type": "string"})))
+            .contains(&"input-type-narrowed".to_owned())
+    );
+    let mutual = |min: i64| {
+        tool(
+            "t",
+            &json!({"$defs": {
+            "a": {"type": "object", "properties": {"b": {"$ref": "#/$defs/b"}}},
+            "b": {"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}, "n": {"type": "integer", "minimum": min}}}
+        }, "type": "object", "properties": {"root": {"$ref": "#/$defs/a"}}}),
+        )
+    };
+    assert_eq!(diff(&mutual(0), &mutual(0)), Vec::<String>::new());
+    assert!(diff(&mutual(0), &mutual(1)).contains(&"input-constraint-tightened".to_owned()));
+    // A reference to itself and nothing else.
+    let loop_ref = tool(
+        "t",
+        &json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"$ref": "#/$defs/x"}}}),
+    );
+    let loop_ref2 = tool(
+        "t",
+        &json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"$ref": "#/$defs/x"}}, "required": []}),
+    );
+    let _ = diff(&loop_ref, &loop_ref2);
+}
+
+#[test]
+fn ten_thousand_hop_ref_chain_is_undecided_not_a_crash() {
+    let chain = |last: &str| {
+        let mut defs = serde_json::Map::new();
+        for i in 0..10_000 {
+            defs.insert(format!("d{i}"), json!({"$ref": format!("#/$defs/d{}", i + 1)}));
+        }
+        defs.insert("d10000".into(), json!({"type": last}));
+        tool("t", &json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs}))
+    };
+    let rules = diff(&chain("string"), &chain("integer"));
+    assert!(rules.contains(&"input-cannot-decide".to_owned()), "{rules:?}");
+}
+
+#[test]
+fn a_million_value_enum_is_linear() {
+    let values: Vec<String> = (0..1_000_000).map(|i| format!("v{i}")).collect();
+    let old = tool("t", &json!({"type": "object", "properties": {"e": {"enum": values}}}));
+    let new = tool("t", &json!({"type": "object", "properties": {"e": {"enum": values[1..]}}}));
+    assert_eq!(diff(&old, &new), vec!["input-enum-narrowed"]);
+}
+
+#[test]
+fn a_hundred_thousand_tools() {
+    let tools: Vec<Value> = (0..100_000).map(|i| tool(&format!("tool_{i}"), &json!({"type": "object"}))).collect();
+    let mut changed = tools.clone();
+    changed[500]["inputSchema"]["required"] = json!(["x"]);
+    let rules = diff(&json!({"tools": tools}), &json!({"tools": changed}));
+    assert_eq!(rules, vec!["input-required-added"]);
+}
+
+#[test]
+fn a_megabyte_description() {
+    let big: String = (0..200_000).map(|i| format!("w{} ", i % 977)).collect();
+    let mut edited = big.clone();
+    edited.push_str("Must not be used on main.");
+    let rules = diff(
+        &json!({"name": "t", "description": big, "inputSchema": {}}),
+        &json!({"name": "t", "description": edited, "inputSchema": {}}),
+    );
+    assert_eq!(rules, vec!["description-meaning-changed"]);
+}
+
+#[test]
+fn odd_bytes_and_numbers() {
+    let t = br#"{"name": "t", "inputSchema": {}}"#;
+    let mut bom = vec![0xEF, 0xBB, 0xBF];
+    bom.extend_from_slice(t);
+    assert_eq!(cli_on(&bom).0, 1, "a BOM is skipped and the new tool is found");
+    let (code, err) = cli_on(b"{\"name\": \"t\", \"inputSchema\": {\"maximum\": NaN}}");
+    assert_eq!(code, 2, "{err}");
+    let huge = format!("{{\"name\": \"t\", \"inputSchema\": {{\"maximum\": 1{}}}}}", "0".repeat(400));
+    let (code, err) = cli_on(huge.as_bytes());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("snap.json:1:"), "{err}");
+    let (code, err) = cli_on(b"\xff\xfe{}");
+    assert_eq!(code, 2);
+    assert!(err.contains("not valid UTF-8"), "{err}");
+    let (code, err) = cli_on(br#"{"name": "t", "name": "u", "inputSchema": {}}"#);
+    assert_eq!(code, 2);
+    assert!(err.contains("duplicate key `name`") && err.contains("snap.json:1:15"), "{err}");
+    let (code, _) = cli_on(b"   \n");
+    assert_eq!(code, 2);
+    // Odd Unicode is data, not a problem: names and descriptions may hold any character.
+    let odd = json!({"name": "t\u{202e}x", "description": "a\u{200b}b \u{1F600}", "inputSchema": {}});
+    assert_eq!(cli_on(odd.to_string().as_bytes()).0, 1);
+}
+
+#[test]
+fn directories_with_broken_links_and_loops() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.json"), br#"{"name": "a", "inputSchema": {}}"#).unwrap();
+    std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).unwrap();
+    let out = Command::cargo_bin("mcp-drift")
+        .unwrap()
+        .args(["diff", dir.path().to_str().unwrap(), dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("symbolic link loop"));
+
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(dir.path().join("missing.json"), dir.path().join("gone.json")).unwrap();
+    let out = Command::cargo_bin("mcp-drift")
+        .unwrap()
+        .args(["diff", dir.path().to_str().unwrap(), dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("gone.json"), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -102,7 +102,7 @@ fn a_hundred_thousand_tools() {
 
 #[test]
 fn a_megabyte_description() {
-    let big: String = (0..200_000).map(|i| format!("w{} ", i % 977)).collect();
+    let big: String = (0..200_000).map(|i| ["w", &(i % 977).to_string(), " "].concat()).collect();
     let mut edited = big.clone();
     edited.push_str("Must not be used on main.");
     let rules = diff(

@@ -735,6 +735,7 @@ impl<'a, 'o> Walker<'a, 'o> {
             self.composition(keyword, &vo, &vn);
         }
         self.not(&vo, &vn);
+        self.conditionals(&vo, &vn);
         self.annotations(o, &op, n, &np);
     }
 
@@ -758,7 +759,25 @@ impl<'a, 'o> Walker<'a, 'o> {
 
     /// Any change under a keyword the walk does not model is "cannot decide".
     fn unmodelled(&mut self, vo: &View<'a>, vn: &View<'a>) {
+        let plain = plain_objects(vo, vn);
+        let same_if = vo.get("if").map(|x| x.value) == vn.get("if").map(|x| x.value)
+            && vo.get("if").is_none_or(|x| !schema::contains_ref(x.value));
         for keyword in schema::UNMODELLED {
+            // Handled elsewhere when it is safe: `then`/`else` under the same `if`, and
+            // `unevaluatedProperties` on objects without subschemas (where it is `additionalProperties`).
+            let same_dependent_keys = match (vo.get("dependentSchemas"), vn.get("dependentSchemas")) {
+                (Some(x), Some(y)) => {
+                    x.value.as_object().map(|m| m.keys().collect::<Vec<_>>())
+                        == y.value.as_object().map(|m| m.keys().collect())
+                }
+                _ => false,
+            };
+            if (same_if && matches!(*keyword, "then" | "else"))
+                || (plain && *keyword == "unevaluatedProperties")
+                || (same_dependent_keys && *keyword == "dependentSchemas")
+            {
+                continue;
+            }
             let (a, b) = (vo.get(keyword), vn.get(keyword));
             let same = match (a, b) {
                 (None, None) => true,
@@ -994,6 +1013,72 @@ impl<'a, 'o> Walker<'a, 'o> {
         self.contains(vo, vn);
     }
 
+    /// `then`/`else` under an unchanged `if` (the instance is split the same way on both sides, so each
+    /// part is compared on its own), and `dependentSchemas` with the same trigger names.
+    fn conditionals(&mut self, vo: &View<'a>, vn: &View<'a>) {
+        let same_if = vo.get("if").map(|x| x.value) == vn.get("if").map(|x| x.value);
+        if same_if && vo.get("if").is_some() {
+            for keyword in ["then", "else"] {
+                let (a, b) = (vo.get(keyword).cloned(), vn.get(keyword).cloned());
+                if a.is_none() && b.is_none() {
+                    continue;
+                }
+                let (x, xp) = a.map_or((&TRUE, format!("{}/{keyword}", vo.ptr)), |x| (x.value, x.ptr));
+                let (y, yp) = b.map_or((&TRUE, format!("{}/{keyword}", vn.ptr)), |y| (y.value, y.ptr));
+                let start = self.out.len();
+                self.walk(x, xp, y, yp);
+                // Witnesses for `then` must also satisfy the `if`.
+                if keyword == "then" {
+                    let root = if self.side == Side::Input { self.old_root } else { self.new_root };
+                    if let Some(Value::Object(cond)) = vo.get("if").and_then(|i| witness::example(i.value, root)) {
+                        self.merge_into_plans(start, &cond);
+                    }
+                }
+            }
+        }
+        let (a, b) = (vo.get("dependentSchemas").cloned(), vn.get("dependentSchemas").cloned());
+        if let (Some(x), Some(y)) = (&a, &b)
+            && let (Some(mx), Some(my)) = (x.value.as_object(), y.value.as_object())
+            && mx.keys().eq(my.keys())
+            && x.value != y.value
+        {
+            let root = if self.side == Side::Input { self.old_root } else { self.new_root };
+            let sub = if self.side == Side::Input { vo } else { vn };
+            for (key, sx) in mx {
+                let k = escape_token(key);
+                let start = self.out.len();
+                self.walk(sx, format!("{}/{k}", x.ptr), &my[key], format!("{}/{k}", y.ptr));
+                // Witnesses must have the trigger name present.
+                let value = sub
+                    .properties()
+                    .get(key.as_str())
+                    .and_then(|p| witness::example(p.value, root))
+                    .unwrap_or(json!("example"));
+                let mut trigger = Map::new();
+                trigger.insert(key.clone(), value);
+                self.merge_into_plans(start, &trigger);
+            }
+        }
+    }
+
+    /// Adds `extra` members to the object candidates that the changes since `start` placed at the
+    /// current instance location.
+    fn merge_into_plans(&mut self, start: usize, extra: &Map<String, Value>) {
+        let here = self.path.clone();
+        for change in &mut self.out[start..] {
+            let Some(plan) = change.plan.as_mut() else { continue };
+            for (path, value) in &mut plan.tries {
+                if *path == here
+                    && let Value::Object(m) = value
+                {
+                    for (k, v) in extra {
+                        m.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+            }
+        }
+    }
+
     /// `dependentRequired`: a name newly required when another is present accepts less.
     fn dependent_required(&mut self, vo: &View<'a>, vn: &View<'a>) {
         let deps = |v: &View<'a>| -> BTreeMap<&'a str, BTreeSet<&'a str>> {
@@ -1189,7 +1274,12 @@ impl<'a, 'o> Walker<'a, 'o> {
     fn objects(&mut self, vo: &View<'a>, vn: &View<'a>) {
         let (po, pn) = (vo.properties(), vn.properties());
         let (ro, rn) = (vo.required(), vn.required());
-        let ap = |v: &View<'a>| v.get("additionalProperties").map(|x| x.value);
+        // Without subschemas that could evaluate properties, `unevaluatedProperties` means exactly what
+        // `additionalProperties` means.
+        let plain = plain_objects(vo, vn);
+        let ap = |v: &View<'a>| {
+            v.get("additionalProperties").or_else(|| v.get("unevaluatedProperties").filter(|_| plain)).map(|x| x.value)
+        };
         let closed = |v: &View<'a>| {
             matches!(ap(v), Some(Value::Bool(false)))
                 || matches!(v.get("unevaluatedProperties").map(|x| x.value), Some(Value::Bool(false)))
@@ -1561,6 +1651,14 @@ fn alternatives<'a>(v: &'a Value, ptr: &str) -> Option<(&'static str, Vec<(&'a V
         return None;
     }
     Some((keyword, list.iter().enumerate().map(|(i, b)| (b, format!("{ptr}/{keyword}/{i}"))).collect()))
+}
+
+/// Neither side has subschemas that evaluate properties (so `unevaluatedProperties` is
+/// `additionalProperties`).
+fn plain_objects(vo: &View<'_>, vn: &View<'_>) -> bool {
+    const APPLICATORS: &[&str] =
+        &["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "dependentSchemas", "$dynamicRef"];
+    [vo, vn].iter().all(|v| APPLICATORS.iter().all(|k| v.get(k).is_none()) && v.merged.is_empty())
 }
 
 /// Whether a change narrows in the breaking direction of its side (or cannot be decided).

@@ -356,6 +356,9 @@ const AUTHORITY: &[&str] = &[
     "as",
 ];
 
+/// Enum values that widen the scope of an action.
+const SCOPE_VALUES: &[&str] = &["public", "global", "everyone", "admin", "production", "prod", "internal"];
+
 fn authority_word(name: &str) -> Option<String> {
     words(name).into_iter().find(|w| AUTHORITY.contains(&w.as_str()))
 }
@@ -371,7 +374,28 @@ fn draft(change: &Change, new_tool: Option<&Tool>) -> Draft {
     let old_path = path_of(&change.old_ptr);
     let new_path = path_of(&change.new_ptr);
     match &change.kind {
-        ChangeKind::ToolRemoved => Draft::new(R::ToolRemoved).old(),
+        ChangeKind::ToolRemoved { successor, merged_with } => {
+            let note = match (successor, merged_with.is_empty()) {
+                (Some(s), true) => format!(
+                    " Its parameters live on in `{}`: keep `{}` as a thin wrapper that forwards to `{}` for the window.",
+                    escape(s),
+                    escape(&change.tool),
+                    escape(s)
+                ),
+                (Some(s), false) => format!(
+                    " It was merged into `{}` together with {}: keep each old tool as a wrapper that forwards to `{}` for the window.",
+                    escape(s),
+                    merged_with.iter().map(|m| format!("`{}`", escape(m))).collect::<Vec<_>>().join(", "),
+                    escape(s)
+                ),
+                (None, _) => String::new(),
+            };
+            Draft::new(R::ToolRemoved).old().var("successor_note", note)
+        }
+        ChangeKind::ContractReplaced { kept, old_params, new_params } => Draft::new(R::ToolContractReplaced)
+            .var("kept", kept.to_string())
+            .var("old", old_params.to_string())
+            .var("new", new_params.to_string()),
         ChangeKind::ToolAdded => Draft::new(R::ToolAdded),
         ChangeKind::ToolRenamed { from } => {
             let mut d = Draft::new(R::ToolRenamed).var("from", escape(from));
@@ -392,6 +416,24 @@ fn draft(change: &Change, new_tool: Option<&Tool>) -> Draft {
             .var("new", new.as_deref().map_or_else(|| "(none)".into(), escape)),
         ChangeKind::Description { old, new } => {
             let verdict = meaning::classify(old, new);
+            let is_parameter = change
+                .new_ptr
+                .as_deref()
+                .is_some_and(|p| p.starts_with("/inputSchema/") && p.ends_with("/description"));
+            let (was, now) = (meaning::stated_default(old), meaning::stated_default(new));
+            if is_parameter && verdict.meaning && was != now {
+                let path = change
+                    .new_ptr
+                    .as_deref()
+                    .map(|p| readable_path(p.strip_suffix("/description").unwrap_or(p)))
+                    .unwrap_or_default();
+                let show =
+                    |d: Option<String>| d.map_or_else(|| "(none stated)".to_owned(), |d| format!("\"{}\"", escape(&d)));
+                let mut d =
+                    Draft::new(R::InputDefaultChanged).var("path", path).var("old", show(was)).var("new", show(now));
+                d.notes.push(format!("stated in the description: {}", verdict.diff));
+                return d;
+            }
             let what = match change.new_ptr.as_deref() {
                 Some("/description") | None => "the tool description".to_owned(),
                 Some(p) => format!("the description of `{}`", readable_path(p)),
@@ -458,7 +500,10 @@ fn schema_draft(
                     .unwrap_or("");
                 let word = authority_word(name).or_else(|| meaning::authority_in_text(description));
                 match word {
-                    Some(w) => Draft::new(R::InputAuthorityExpanded).var("path", new_path).var("word", w),
+                    Some(w) => Draft::new(R::InputAuthorityExpanded)
+                        .var("path", new_path)
+                        .var("word", w)
+                        .var("what", "is a new parameter that selects the target of the action"),
                     None => Draft::new(R::InputPropertyAdded).var("path", new_path),
                 }
             } else {
@@ -517,6 +562,18 @@ fn schema_draft(
             let less = !removed.is_empty() || *introduced;
             let more = !added.is_empty() || *dropped;
             let breaking = if input { less } else { more };
+            let property = new_path.rsplit('.').next().unwrap_or(new_path);
+            let scope_value = added.iter().filter_map(Value::as_str).find_map(|v| {
+                words(v).into_iter().find(|w| SCOPE_VALUES.contains(&w.as_str()) || AUTHORITY.contains(&w.as_str()))
+            });
+            if input && !breaking && !added.is_empty() && (authority_word(property).is_some() || scope_value.is_some())
+            {
+                let word = scope_value.or_else(|| authority_word(property)).unwrap_or_default();
+                return Draft::new(R::InputAuthorityExpanded)
+                    .var("path", new_path)
+                    .var("word", word)
+                    .var("what", format!("now also accepts {}", list_values(added)));
+            }
             let rule = match (input, breaking) {
                 (true, true) => R::InputEnumNarrowed,
                 (true, false) => R::InputEnumWidened,

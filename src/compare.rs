@@ -82,16 +82,45 @@ pub enum SchemaChange {
 /// One typed change of a tool.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ChangeKind {
-    ToolRemoved,
+    /// `successor`: the tool that most likely took over (several removed tools with one successor are a
+    /// merge).
+    ToolRemoved {
+        successor: Option<String>,
+        merged_with: Vec<String>,
+    },
+    /// The same name now carries an unrelated contract: most parameters replaced, description unrelated.
+    ContractReplaced {
+        kept: usize,
+        old_params: usize,
+        new_params: usize,
+    },
     ToolAdded,
-    ToolRenamed { from: String },
-    TitleChanged { old: Option<String>, new: Option<String> },
-    Annotation { hint: &'static str, old: bool, new: bool },
+    ToolRenamed {
+        from: String,
+    },
+    TitleChanged {
+        old: Option<String>,
+        new: Option<String>,
+    },
+    Annotation {
+        hint: &'static str,
+        old: bool,
+        new: bool,
+    },
     OutputSchemaAdded,
     OutputSchemaRemoved,
-    DialectChanged { old: Option<String>, new: Option<String> },
-    Description { old: String, new: String },
-    Schema { side: Side, change: SchemaChange },
+    DialectChanged {
+        old: Option<String>,
+        new: Option<String>,
+    },
+    Description {
+        old: String,
+        new: String,
+    },
+    Schema {
+        side: Side,
+        change: SchemaChange,
+    },
 }
 
 /// A change with where it happened. Pointers are relative to the tool object.
@@ -131,7 +160,16 @@ const MAX_REF_HOPS: usize = 64;
 pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
     let removed: Vec<&Tool> = old.tools.values().filter(|t| !new.tools.contains_key(&t.name)).collect();
     let added: Vec<&Tool> = new.tools.values().filter(|t| !old.tools.contains_key(&t.name)).collect();
-    let renames = pair_renamed_tools(&removed, &added);
+    // Several removed tools that share one successor were merged into it: that is not a rename.
+    let mut successor_count: HashMap<String, usize> = HashMap::new();
+    for t in &removed {
+        if let Some(s) = successor(t, new) {
+            *successor_count.entry(s).or_insert(0) += 1;
+        }
+    }
+    let rename_targets: Vec<&Tool> =
+        added.iter().copied().filter(|t| successor_count.get(&t.name).is_none_or(|n| *n < 2)).collect();
+    let renames = pair_renamed_tools(&removed, &rename_targets);
     let renamed_old: HashSet<&str> = renames.iter().map(|(o, _)| o.name.as_str()).collect();
     let renamed_new: HashSet<&str> = renames.iter().map(|(_, n)| n.name.as_str()).collect();
 
@@ -141,11 +179,19 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
     pairs.sort_by(|a, b| a.1.name.cmp(&b.1.name));
 
     let mut changes: Vec<Change> = Vec::new();
-    for t in &removed {
-        if !renamed_old.contains(t.name.as_str()) {
+    let gone: Vec<&Tool> = removed.iter().copied().filter(|t| !renamed_old.contains(t.name.as_str())).collect();
+    let successors: Vec<Option<String>> = gone.iter().map(|t| successor(t, new)).collect();
+    for (t, successor) in gone.iter().zip(&successors) {
+        {
+            let merged_with: Vec<String> = gone
+                .iter()
+                .zip(&successors)
+                .filter(|(o, s)| o.name != t.name && s.is_some() && *s == successor)
+                .map(|(o, _)| o.name.clone())
+                .collect();
             changes.push(Change {
                 tool: t.name.clone(),
-                kind: ChangeKind::ToolRemoved,
+                kind: ChangeKind::ToolRemoved { successor: successor.clone(), merged_with },
                 old_ptr: Some(String::new()),
                 new_ptr: None,
                 witness: None,
@@ -178,6 +224,38 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
     let per_tool: Vec<Vec<Change>> = pairs.par_iter().map(|(o, n)| compare_tool(o, n)).collect();
     changes.extend(per_tool.into_iter().flatten());
     changes
+}
+
+/// The new tool that most likely took over a removed tool's job: most of its parameters, and a related
+/// name or description.
+fn successor(removed: &Tool, new: &Snapshot) -> Option<String> {
+    let params = param_names(removed);
+    if params.is_empty() {
+        return None;
+    }
+    let words = description_words(&removed.value);
+    new.tools
+        .values()
+        .filter_map(|t| {
+            let theirs = param_names(t);
+            let covered = params.iter().filter(|p| theirs.contains(*p)).count();
+            #[allow(clippy::cast_precision_loss, reason = "counts of properties are small")]
+            let coverage = covered as f64 / params.len() as f64;
+            let related = name_similarity(&removed.name, &t.name).max(jaccard(&words, &description_words(&t.value)));
+            (coverage >= 0.6 && related >= 0.3).then_some((coverage + related, t.name.clone()))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
+        .map(|(_, name)| name)
+}
+
+fn description_words(tool: &Value) -> BTreeSet<String> {
+    tool.get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() > 3)
+        .map(str::to_lowercase)
+        .collect()
 }
 
 /// Pairs removed and added tools that are clearly the same tool under a new name: similar names and
@@ -216,10 +294,16 @@ fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     score
 }
 
-/// Greedy assignment by descending score: each index is used once. Ties break by index so the result
-/// is deterministic.
+/// Best one-to-one pairing of candidates `(score, a, b)`: exact (maximum total score) when either side
+/// has at most 12 members with candidates, greedy by descending score beyond that. Ties break by
+/// index so the result is deterministic.
 fn assign(mut candidates: Vec<(f64, usize, usize)>) -> Vec<(usize, usize)> {
     candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let rows: BTreeSet<usize> = candidates.iter().map(|c| c.1).collect();
+    let cols: BTreeSet<usize> = candidates.iter().map(|c| c.2).collect();
+    if rows.len().min(cols.len()) <= 12 && rows.len() * cols.len() <= 4096 {
+        return assign_exact(&candidates, &rows, &cols);
+    }
     let (mut used_a, mut used_b) = (HashSet::new(), HashSet::new());
     let mut out = Vec::new();
     for (_, i, j) in candidates {
@@ -229,6 +313,59 @@ fn assign(mut candidates: Vec<(f64, usize, usize)>) -> Vec<(usize, usize)> {
         used_a.insert(i);
         used_b.insert(j);
         out.push((i, j));
+    }
+    out
+}
+
+/// Maximum-weight matching by dynamic programming over the subsets of the smaller side.
+fn assign_exact(
+    candidates: &[(f64, usize, usize)],
+    rows: &BTreeSet<usize>,
+    cols: &BTreeSet<usize>,
+) -> Vec<(usize, usize)> {
+    let flip = cols.len() < rows.len();
+    let (outer, inner): (Vec<usize>, Vec<usize>) = if flip {
+        (rows.iter().copied().collect(), cols.iter().copied().collect())
+    } else {
+        (cols.iter().copied().collect(), rows.iter().copied().collect())
+    };
+    // `inner` is the smaller side (at most 12): subsets of it are the DP state.
+    let score = |o: usize, i: usize| -> Option<f64> {
+        let (r, c) = if flip { (outer[o], inner[i]) } else { (inner[i], outer[o]) };
+        candidates.iter().find(|x| x.1 == r && x.2 == c).map(|x| x.0)
+    };
+    let full = 1usize << inner.len();
+    // best[o][mask]: best total using outer members from o on, with `mask` of inner already used.
+    let mut best = vec![vec![0.0f64; full]; outer.len() + 1];
+    for o in (0..outer.len()).rev() {
+        for mask in 0..full {
+            let mut b = best[o + 1][mask];
+            for i in 0..inner.len() {
+                if mask & (1 << i) == 0
+                    && let Some(s) = score(o, i)
+                {
+                    b = b.max(s + best[o + 1][mask | (1 << i)]);
+                }
+            }
+            best[o][mask] = b;
+        }
+    }
+    let mut out = Vec::new();
+    let mut mask = 0usize;
+    for o in 0..outer.len() {
+        if (best[o][mask] - best[o + 1][mask]).abs() < 1e-12 {
+            continue;
+        }
+        for i in 0..inner.len() {
+            if mask & (1 << i) == 0
+                && let Some(s) = score(o, i)
+                && (s + best[o + 1][mask | (1 << i)] - best[o][mask]).abs() < 1e-12
+            {
+                mask |= 1 << i;
+                out.push(if flip { (outer[o], inner[i]) } else { (inner[i], outer[o]) });
+                break;
+            }
+        }
     }
     out
 }
@@ -269,6 +406,21 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
     let tool = new.name.clone();
     let (o, n) = (&old.value, &new.value);
     let mut out = Vec::new();
+    // A name reused for an unrelated contract is one finding, not a list of unrelated edits.
+    let (po, pn) = (param_names(old), param_names(new));
+    let kept = po.intersection(&pn).count();
+    let unrelated_text = jaccard(&description_words(o), &description_words(n)) < 0.2;
+    if old.name == new.name && po.len() >= 2 && kept * 4 <= po.len() && unrelated_text {
+        out.push(Change {
+            tool,
+            kind: ChangeKind::ContractReplaced { kept, old_params: po.len(), new_params: pn.len() },
+            old_ptr: Some("/inputSchema".into()),
+            new_ptr: Some("/inputSchema".into()),
+            witness: None,
+            plan: None,
+        });
+        return out;
+    }
     let mut push = |kind, old_ptr: Option<String>, new_ptr: Option<String>| {
         out.push(Change { tool: tool.clone(), kind, old_ptr, new_ptr, witness: None, plan: None });
     };
@@ -2085,7 +2237,29 @@ fn pair_renamed_properties<'a>(
             if ro.contains(a) == rn.contains(b) {
                 score += 0.05;
             }
-            if score >= 0.85 {
+            let text = |v: &Value| -> BTreeSet<String> {
+                v.get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| w.len() > 2)
+                    .map(str::to_lowercase)
+                    .collect()
+            };
+            let (da, db) = (text(po[a].value), text(pn[b].value));
+            if !da.is_empty() && !db.is_empty() {
+                let similar = jaccard(&da, &db);
+                score += if similar >= 0.5 {
+                    0.2
+                } else if similar < 0.1 {
+                    -0.1
+                } else {
+                    0.0
+                };
+            }
+            // One parameter out, one in, of the same shape: a rename even under a less similar name.
+            let unambiguous = removed.len() == 1 && added.len() == 1;
+            if score >= 0.85 || (unambiguous && score >= 0.75) {
                 candidates.push((score, i, j));
             }
         }

@@ -65,14 +65,92 @@ const SCOPE: &[&str] = &[
 ];
 const DEFAULTS: &[&str] = &["default", "defaults", "defaulting", "defaulted"];
 const STOPWORDS: &[&str] = &[
-    "a", "an", "the", "of", "to", "in", "for", "on", "with", "and", "or", "is", "are", "be", "this", "that", "it",
-    "its", "by", "as", "at", "from", "will", "can", "which", "e", "g", "i", "ie", "eg", "use", "used", "using", "you",
-    "your", "please", "here", "there",
+    "a",
+    "an",
+    "the",
+    "of",
+    "to",
+    "in",
+    "for",
+    "on",
+    "with",
+    "and",
+    "or",
+    "is",
+    "are",
+    "be",
+    "this",
+    "that",
+    "it",
+    "its",
+    "by",
+    "as",
+    "at",
+    "from",
+    "will",
+    "can",
+    "which",
+    "e",
+    "g",
+    "i",
+    "ie",
+    "eg",
+    "use",
+    "used",
+    "using",
+    "you",
+    "your",
+    "please",
+    "here",
+    "there",
+    "tool",
+    "return",
+    "whether",
+    "if",
+    "about",
+    "new",
+    "given",
+    "specified",
 ];
+
+/// Words that tool descriptions use interchangeably; each group is read as its first word.
+const SYNONYMS: &[&[&str]] = &[
+    &["get", "fetch", "retrieve", "obtain"],
+    &["show", "display"],
+    &["create", "make"],
+    &["edit", "change", "update", "modify"],
+    &["delete", "remove"],
+    &["id", "identifier"],
+    &["info", "information", "detail"],
+    &["repository", "repo"],
+    &["all", "every", "each"],
+    &["list", "enumerate"],
+];
+
+/// A light English stemmer: plural and third-person `-s`, `-es`, `-ies`, and a trailing possessive.
+fn stem(word: &str) -> String {
+    let w = word.strip_suffix("'s").unwrap_or(word);
+    if w.len() > 4 && w.ends_with("ies") {
+        return format!("{}y", &w[..w.len() - 3]);
+    }
+    if w.len() > 4 && (w.ends_with("ches") || w.ends_with("shes") || w.ends_with("xes") || w.ends_with("sses")) {
+        return w[..w.len() - 2].to_owned();
+    }
+    if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
+        return w[..w.len() - 1].to_owned();
+    }
+    w.to_owned()
+}
+
+/// The word as compared: stemmed, then mapped to its synonym group.
+fn normal(word: &str) -> String {
+    let w = stem(word);
+    SYNONYMS.iter().find(|g| g.contains(&w.as_str())).map_or(w, |g| g[0].to_owned())
+}
 
 /// Words of a description, lower-cased, with `n't` spelled `not` and numbers kept whole (`1.5`).
 fn tokens(text: &str) -> Vec<String> {
-    let text = text.replace("n't", " not").replace("N'T", " NOT");
+    let text = text.replace("n't", " not").replace("N'T", " NOT").replace("'s ", " ").replace("’s ", " ");
     let mut out = Vec::new();
     let mut cur = String::new();
     let chars: Vec<char> = text.chars().collect();
@@ -90,7 +168,7 @@ fn tokens(text: &str) -> Vec<String> {
     if !cur.is_empty() {
         out.push(cur);
     }
-    out
+    out.iter().map(|t| normal(t)).collect()
 }
 
 fn multiset(tokens: &[String]) -> BTreeMap<&str, i64> {
@@ -115,7 +193,7 @@ pub fn classify(old: &str, new: &str) -> Verdict {
     let (a, b) = (tokens(old), tokens(new));
     let cosmetic = |trigger: &str| Verdict { meaning: false, trigger: trigger.to_owned(), diff: diff.clone() };
     if a == b {
-        return cosmetic("whitespace, case, punctuation or markup only");
+        return cosmetic("whitespace, case, punctuation, markup or word forms only");
     }
     let (ma, mb) = (multiset(&a), multiset(&b));
     if ma == mb {
@@ -179,7 +257,8 @@ fn drop_typo_pairs(removed: &mut Vec<&str>, added: &mut Vec<&str>) -> bool {
     while i < removed.len() {
         let r = removed[i];
         let hit = added.iter().position(|a| {
-            !is_number(r) && !is_number(a) && r.len() >= 4 && a.len() >= 4 && {
+            // Same first letter: `inclusive`/`exclusive` and `ascending`/`descending` are not typos.
+            !is_number(r) && !is_number(a) && r.len() >= 4 && a.len() >= 4 && r.chars().next() == a.chars().next() && {
                 let d = strsim::damerau_levenshtein(r, a);
                 d <= 2 && d * 4 <= r.len().max(a.len())
             }
@@ -222,6 +301,33 @@ pub fn word_diff(old: &str, new: &str) -> String {
     if flat.chars().count() > 300 { format!("{}…", flat.chars().take(299).collect::<String>()) } else { flat }
 }
 
+/// The default a description states in prose: "Defaults to private", "(default: 30)", "Default is
+/// merge", "descending by default". Lower-cased; `None` when no default is stated.
+#[must_use]
+pub fn stated_default(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '+')))
+        .filter(|w| !w.is_empty())
+        .collect();
+    for (i, w) in words.iter().enumerate() {
+        if w.trim_end_matches('.') == "default" || *w == "defaults" || *w == "defaulting" {
+            // "X by default"
+            if i >= 2 && words[i - 1] == "by" {
+                return Some(words[i - 2].trim_end_matches('.').to_owned());
+            }
+            let mut j = i + 1;
+            while j < words.len() && matches!(words[j], "to" | "is" | "value" | "of" | "the" | "be" | "will") {
+                j += 1;
+            }
+            if let Some(v) = words.get(j) {
+                return Some(v.trim_end_matches('.').to_owned());
+            }
+        }
+    }
+    None
+}
+
 /// A scope noun in a new parameter's description (`"The organization to bill"`).
 #[must_use]
 pub fn authority_in_text(description: &str) -> Option<String> {
@@ -252,6 +358,15 @@ mod tests {
         assert!(is_meaning("Deletes the branch", "Deletes the branch. Must not be main"));
         assert!(is_meaning("Defaults to open", "Defaults to closed"));
         assert!(is_meaning("The issue state", "The issue state. Don't pass drafts"));
+    }
+
+    #[test]
+    fn defaults_in_prose() {
+        assert_eq!(stated_default("Visibility. Defaults to private.").as_deref(), Some("private"));
+        assert_eq!(stated_default("Notify watchers (default: true).").as_deref(), Some("true"));
+        assert_eq!(stated_default("Sort direction, descending by default.").as_deref(), Some("descending"));
+        assert_eq!(stated_default("Merge method. Default is squash.").as_deref(), Some("squash"));
+        assert_eq!(stated_default("The issue title."), None);
     }
 
     #[test]

@@ -69,8 +69,28 @@ fn rule_ids_are_specific() {
 #[test]
 fn templates_only_use_known_placeholders() {
     const KNOWN: &[&str] = &[
-        "tool", "pointer", "path", "effect", "from", "to", "name", "how", "extra", "detail", "keyword", "old", "new",
-        "presence", "note", "hint", "what", "trigger", "word", "reason",
+        "tool",
+        "pointer",
+        "path",
+        "effect",
+        "from",
+        "to",
+        "name",
+        "how",
+        "extra",
+        "detail",
+        "keyword",
+        "old",
+        "new",
+        "presence",
+        "note",
+        "hint",
+        "what",
+        "trigger",
+        "word",
+        "reason",
+        "successor_note",
+        "kept",
     ];
     for rule in RuleId::ALL {
         let m = rule.meta();

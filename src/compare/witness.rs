@@ -318,10 +318,20 @@ pub fn literal_prefix(pattern: &str) -> Option<String> {
 /// Builds a complete instance of `root` with `local` at `path`. `old_side` picks the member names.
 #[must_use]
 pub fn embed(root: &Value, path: &[Seg], old_side: bool, local: Value) -> Option<Value> {
-    embed_at(root, root, path, old_side, local, 0)
+    embed_at(root, root, path, (old_side, old_side), local, 0)
 }
 
-fn embed_at(schema: &Value, root: &Value, path: &[Seg], old_side: bool, local: Value, depth: usize) -> Option<Value> {
+/// `sides`: which side's member names and which side's branch indices to follow. They differ when a
+/// witness for a renamed member is built with its new name on the old schema.
+fn embed_at(
+    schema: &Value,
+    root: &Value,
+    path: &[Seg],
+    sides: (bool, bool),
+    local: Value,
+    depth: usize,
+) -> Option<Value> {
+    let (old_side, old_branches) = sides;
     let Some((seg, rest)) = path.split_first() else { return Some(local) };
     if depth > 64 {
         return None;
@@ -342,7 +352,7 @@ fn embed_at(schema: &Value, root: &Value, path: &[Seg], old_side: bool, local: V
                 Some(Value::Object(m)) => m,
                 _ => Map::new(),
             };
-            let value = embed_at(child.unwrap_or(&Value::Bool(true)), root, rest, old_side, local, depth + 1)?;
+            let value = embed_at(child.unwrap_or(&Value::Bool(true)), root, rest, sides, local, depth + 1)?;
             base.insert(key, value);
             Some(Value::Object(base))
         }
@@ -357,18 +367,18 @@ fn embed_at(schema: &Value, root: &Value, path: &[Seg], old_side: bool, local: V
                 let filler = get("prefixItems").and_then(|p| p.get(items.len())).unwrap_or(child);
                 items.push(example_at(filler, root, depth + 1).unwrap_or(Value::Null));
             }
-            items[*i] = embed_at(child, root, rest, old_side, local, depth + 1)?;
+            items[*i] = embed_at(child, root, rest, sides, local, depth + 1)?;
             Some(Value::Array(items))
         }
         Seg::Branch { keyword, old, new } => {
-            let index = if old_side { *old } else { *new };
+            let index = if old_branches { *old } else { *new };
             // The sides may use different keywords, and a plain schema is a list of one alternative.
             let list = [*keyword, "anyOf", "oneOf", "allOf"].into_iter().find_map(|k| get(k).and_then(Value::as_array));
             let Some(list) = list else {
-                return embed_at(schema, root, rest, old_side, local, depth + 1);
+                return embed_at(schema, root, rest, sides, local, depth + 1);
             };
             let branch = list.get(index)?;
-            let inner = embed_at(branch, root, rest, old_side, local, depth + 1)?;
+            let inner = embed_at(branch, root, rest, sides, local, depth + 1)?;
             Some(match (inner, map) {
                 (Value::Object(o), Some(m)) => merge_parent(Value::Object(o), m, root, depth),
                 (v, _) => v,
@@ -396,8 +406,20 @@ impl Judge {
     pub fn confirm(&self, sub_root: &Value, plan: &Plan, old_side: bool) -> Option<Witness> {
         let (sub, sup) = (self.sub.as_ref()?, self.sup.as_ref()?);
         let mut dropped = None;
-        for (path, candidate) in &plan.tries {
-            let Some(instance) = embed(sub_root, path, old_side, candidate.clone()) else { continue };
+        // A change under a renamed member is also tried under the new name: callers who follow the
+        // rename meet it there.
+        let renamed = |path: &Vec<Seg>| path.iter().any(|s| matches!(s, Seg::Key { old, new } if old != new));
+        let attempts = plan.tries.iter().flat_map(|(path, candidate)| {
+            let mut v = vec![(path, candidate, old_side)];
+            if renamed(path) {
+                v.push((path, candidate, !old_side));
+            }
+            v
+        });
+        for (path, candidate, key_side) in attempts {
+            let Some(instance) = embed_at(sub_root, sub_root, path, (key_side, old_side), candidate.clone(), 0) else {
+                continue;
+            };
             if !sub.is_valid(&instance) {
                 continue;
             }

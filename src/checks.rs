@@ -202,10 +202,15 @@ pub fn fingerprint(rule: &str, tool: &str, pointer: &str) -> String {
 /// Finds the pointer in the tool's file, climbing to the nearest parent that exists.
 fn locate(tool: &Tool, pointer: &str, sources: &Sources) -> Option<Location> {
     let file = sources.get(tool.file);
-    let mut p = format!("{}{pointer}", tool.base);
+    // Search inside the tool object only: its start is indexed once per file.
+    let (text, offset, mut p) = match file.tool_offset(&tool.base) {
+        Some(start) => (&file.text[start..], start, pointer.to_owned()),
+        None => (file.text.as_str(), 0, format!("{}{pointer}", tool.base)),
+    };
     loop {
-        if let Some(found) = crate::load::span::locate(&file.text, &p) {
-            let range = found.label_range(&file.text);
+        if let Some(found) = crate::load::span::locate(text, &p) {
+            let local = found.label_range(text);
+            let range = local.start + offset..local.end + offset;
             let (line, column) = file.line_column(range.start);
             return Some(Location { file: tool.file, path: file.name.clone(), line, column, range });
         }

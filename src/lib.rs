@@ -37,9 +37,20 @@ pub fn diff(old: &str, new: &str) -> Result<Analysis, Error> {
     if old == "-" && new == "-" {
         return Err(Error::Usage("only one side can be read from standard input".into()));
     }
-    let mut sources = Sources::default();
-    let old = load::load(old, &mut sources)?;
-    let new = load::load(new, &mut sources)?;
+    // Both sides load at once: parsing dominates the run time of large snapshots.
+    let (old, new) = rayon::join(
+        || {
+            let mut sources = Sources::default();
+            load::load(old, &mut sources).map(|s| (sources, s))
+        },
+        || {
+            let mut sources = Sources::default();
+            load::load(new, &mut sources).map(|s| (sources, s))
+        },
+    );
+    let (mut sources, old) = old?;
+    let (new_sources, mut new) = new?;
+    sources.absorb(new_sources, &mut new);
     Ok(analyze(sources, old, new))
 }
 

@@ -23,17 +23,36 @@ pub struct SourceFile {
     pub name: String,
     pub text: String,
     line_starts: std::sync::OnceLock<Vec<usize>>,
+    /// JSON Pointers of the tool objects in this file.
+    tool_bases: Vec<String>,
+    /// Where each tool object starts, found in one pass when the first location is asked for.
+    tool_offsets: std::sync::OnceLock<std::collections::HashMap<String, usize>>,
 }
 
 impl SourceFile {
     #[must_use]
     pub fn new(name: String, text: String) -> SourceFile {
-        SourceFile { name, text, line_starts: std::sync::OnceLock::new() }
+        SourceFile {
+            name,
+            text,
+            line_starts: std::sync::OnceLock::new(),
+            tool_bases: Vec::new(),
+            tool_offsets: std::sync::OnceLock::new(),
+        }
     }
 
     /// Line starts, computed on first use (only files with findings pay for it).
     pub fn line_starts(&self) -> &[usize] {
         self.line_starts.get_or_init(|| span::line_starts(&self.text))
+    }
+
+    /// Where the tool object at `base` starts in the text (all tool offsets are found in one pass the
+    /// first time, so a thousand findings cost one scan, not a thousand).
+    pub fn tool_offset(&self, base: &str) -> Option<usize> {
+        self.tool_offsets
+            .get_or_init(|| span::offsets_of(&self.text, &self.tool_bases.iter().cloned().collect()))
+            .get(base)
+            .copied()
     }
 
     /// 1-based line and column of a byte offset.
@@ -53,6 +72,15 @@ pub struct Sources {
 }
 
 impl Sources {
+    /// Moves the files of `other` behind these, renumbering the tools of `snapshot` that refer to them.
+    pub fn absorb(&mut self, other: Sources, snapshot: &mut Snapshot) {
+        let shift = self.files.len();
+        self.files.extend(other.files);
+        for tool in snapshot.tools.values_mut() {
+            tool.file += shift;
+        }
+    }
+
     fn add(&mut self, file: SourceFile) -> FileId {
         self.files.push(file);
         self.files.len() - 1
@@ -163,13 +191,15 @@ fn add_file(snapshot: &mut Snapshot, sources: &mut Sources, name: String, bytes:
     if text.trim().is_empty() {
         return Err(Error::input(&name, 1, 1, "file is empty; expected a JSON tools/list snapshot"));
     }
-    let value: Value = serde_json::from_str(&text).map_err(|e| {
+    // The duplicate-key scan runs beside the parse: it reads the same bytes and needs no result of it.
+    let (parsed, duplicate) = rayon::join(|| serde_json::from_str::<Value>(&text), || span::first_duplicate_key(&text));
+    let value: Value = parsed.map_err(|e| {
         let message = e.to_string();
         // serde_json appends " at line L column C"; we print the position in front instead.
         let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m).to_owned();
         Error::input(&name, e.line(), e.column(), format!("invalid JSON: {message}"))
     })?;
-    if let Some((offset, key)) = span::first_duplicate_key(&text) {
+    if let Some((offset, key)) = duplicate {
         let (line, column) = span::line_column(&text, &span::line_starts(&text), offset);
         return Err(Error::input(
             &name,
@@ -182,6 +212,8 @@ fn add_file(snapshot: &mut Snapshot, sources: &mut Sources, name: String, bytes:
     let source = sources.get(file);
     let mut found = Vec::new();
     collect_tools(value, String::new(), source, &mut found)?;
+    sources.files[file].tool_bases = found.iter().map(|(base, _)| base.clone()).collect();
+    let source = sources.get(file);
     for (base, value) in found {
         let tool = check_tool(value, &base, file, source)?;
         if let Some(previous) = snapshot.tools.get(&tool.name) {

@@ -230,6 +230,96 @@ pub fn first_duplicate_key(text: &str) -> Option<(usize, String)> {
     None
 }
 
+/// Byte offsets of the values at the `wanted` pointers, in one pass over the text. Values below the
+/// depth of the deepest wanted pointer are skipped without being looked into, so the pass is cheap.
+#[must_use]
+#[allow(clippy::implicit_hasher, reason = "an internal index; the default hasher is what callers use")]
+pub fn offsets_of(text: &str, wanted: &std::collections::HashSet<String>) -> std::collections::HashMap<String, usize> {
+    let mut out = std::collections::HashMap::new();
+    let max_depth = wanted.iter().map(|p| p.matches('/').count()).max().unwrap_or(0);
+    let b = text.as_bytes();
+    let mut ptr = String::new();
+    let start = skip_ws(b, 0);
+    offsets_at(text, b, start, &mut ptr, 0, max_depth, wanted, &mut out);
+    out
+}
+
+#[allow(clippy::too_many_arguments, reason = "a private recursive helper; depth is bounded by the pointers")]
+#[allow(clippy::implicit_hasher, reason = "an internal index; the default hasher is what callers use")]
+fn offsets_at(
+    text: &str,
+    b: &[u8],
+    mut i: usize,
+    ptr: &mut String,
+    depth: usize,
+    max_depth: usize,
+    wanted: &std::collections::HashSet<String>,
+    out: &mut std::collections::HashMap<String, usize>,
+) -> Option<usize> {
+    if wanted.contains(ptr.as_str()) {
+        out.insert(ptr.clone(), i);
+    }
+    if depth >= max_depth {
+        return skip_value(b, i);
+    }
+    match *b.get(i)? {
+        b'{' => {
+            i = skip_ws(b, i + 1);
+            if *b.get(i)? == b'}' {
+                return Some(i + 1);
+            }
+            loop {
+                let key_start = i;
+                i = skip_string(b, i)?;
+                let raw = &text[key_start..i];
+                let key = if raw.contains('\\') {
+                    serde_json::from_str::<String>(raw).ok()?
+                } else {
+                    raw[1..raw.len() - 1].to_owned()
+                };
+                i = skip_ws(b, i);
+                if *b.get(i)? != b':' {
+                    return None;
+                }
+                i = skip_ws(b, i + 1);
+                let len = ptr.len();
+                ptr.push('/');
+                ptr.push_str(&escape_token(&key));
+                i = offsets_at(text, b, i, ptr, depth + 1, max_depth, wanted, out)?;
+                ptr.truncate(len);
+                i = skip_ws(b, i);
+                match *b.get(i)? {
+                    b',' => i = skip_ws(b, i + 1),
+                    b'}' => return Some(i + 1),
+                    _ => return None,
+                }
+            }
+        }
+        b'[' => {
+            i = skip_ws(b, i + 1);
+            if *b.get(i)? == b']' {
+                return Some(i + 1);
+            }
+            let mut index = 0usize;
+            loop {
+                let len = ptr.len();
+                ptr.push('/');
+                ptr.push_str(&index.to_string());
+                i = offsets_at(text, b, i, ptr, depth + 1, max_depth, wanted, out)?;
+                ptr.truncate(len);
+                index += 1;
+                i = skip_ws(b, i);
+                match *b.get(i)? {
+                    b',' => i = skip_ws(b, i + 1),
+                    b']' => return Some(i + 1),
+                    _ => return None,
+                }
+            }
+        }
+        _ => skip_value(b, i),
+    }
+}
+
 /// 1-based line and column (in Unicode scalar values) of a byte offset, given the line starts.
 #[must_use]
 pub fn line_column(text: &str, line_starts: &[usize], offset: usize) -> (usize, usize) {
@@ -297,6 +387,14 @@ mod tests {
         let many: String =
             format!("{{{}, \"k5\": 0}}", (0..40).map(|i| format!("\"k{i}\": 0")).collect::<Vec<_>>().join(", "));
         assert_eq!(first_duplicate_key(&many).map(|d| d.1), Some("k5".to_owned()));
+    }
+
+    #[test]
+    fn offsets_in_one_pass() {
+        let wanted: std::collections::HashSet<String> = ["/tools/1".to_owned(), "/tools/0".to_owned()].into();
+        let found = offsets_of(DOC, &wanted);
+        assert_eq!(&DOC[found["/tools/1"]..found["/tools/1"] + 9], "{\"name\": ");
+        assert_eq!(found.len(), 2);
     }
 
     #[test]

@@ -47,6 +47,10 @@ enum Command {
 enum FormatArg {
     Human,
     Json,
+    Sarif,
+    Github,
+    Markdown,
+    Junit,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -112,6 +116,10 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             let text = match format {
                 FormatArg::Human => report::human::render(&analysis, use_color(color)),
                 FormatArg::Json => report::json::render(&analysis),
+                FormatArg::Sarif => report::sarif::render(&analysis),
+                FormatArg::Github => report::github::render(&analysis),
+                FormatArg::Markdown => report::markdown::render(&analysis),
+                FormatArg::Junit => report::junit::render(&analysis, fail_on.threshold()),
             };
             print(&text)?;
             let failed = fail_on.threshold().is_some_and(|t| analysis.findings.iter().any(|f| f.severity >= t));
@@ -119,8 +127,8 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
         }
         Command::Rules { format } => {
             print(&match format {
-                FormatArg::Human => mcp_drift::catalog::table(),
                 FormatArg::Json => mcp_drift::catalog::json(),
+                _ => mcp_drift::catalog::table(),
             })?;
             Ok(ExitCode::SUCCESS)
         }

@@ -4,8 +4,12 @@
 //! is deterministic for the same inputs, and no raw control, bidi or invisible character from a snapshot
 //! ever reaches the terminal.
 
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod sarif;
 
 use crate::catalog::Severity;
 use crate::checks::Finding;

@@ -1,0 +1,70 @@
+//! `--format junit`: one test case per tool; findings at or above `--fail-on` are failures, the rest are
+//! listed in `system-out`. GitLab and Jenkins read it.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::Analysis;
+use crate::catalog::Severity;
+use crate::checks::Finding;
+
+fn xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in crate::load::escape(s).chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `fail_on`: the lowest severity that fails a test case (`None`: nothing fails).
+#[must_use]
+pub fn render(analysis: &Analysis, fail_on: Option<Severity>) -> String {
+    let mut tools: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
+    for name in analysis.old.tools.keys().chain(analysis.new.tools.keys()) {
+        tools.entry(name).or_default();
+    }
+    for f in &analysis.findings {
+        tools.entry(&f.tool).or_default().push(f);
+    }
+    let fails = |f: &Finding| fail_on.is_some_and(|t| f.severity >= t);
+    let failures = tools.values().filter(|fs| fs.iter().any(|f| fails(f))).count();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(out, "<testsuites name=\"mcp-drift\" tests=\"{}\" failures=\"{failures}\">", tools.len());
+    let _ = writeln!(out, "  <testsuite name=\"mcp-drift\" tests=\"{}\" failures=\"{failures}\">", tools.len());
+    for (tool, findings) in tools {
+        let _ = write!(out, "    <testcase classname=\"mcp-drift\" name=\"{}\"", xml(tool));
+        if findings.is_empty() {
+            out.push_str("/>\n");
+            continue;
+        }
+        out.push_str(">\n");
+        for f in findings.iter().filter(|f| fails(f)) {
+            let _ = writeln!(
+                out,
+                "      <failure type=\"{}\" message=\"{}\">{}\n{}</failure>",
+                f.rule.as_str(),
+                xml(&f.message),
+                xml(&format!("{} at {}", f.severity, f.pointer)),
+                xml(&format!("Why: {}\nMigration: {}", f.why, f.migration))
+            );
+        }
+        let rest: Vec<String> = findings
+            .iter()
+            .filter(|f| !fails(f))
+            .map(|f| format!("{}[{}]: {}", f.severity, f.rule.as_str(), f.message))
+            .collect();
+        if !rest.is_empty() {
+            let _ = writeln!(out, "      <system-out>{}</system-out>", xml(&rest.join("\n")));
+        }
+        out.push_str("    </testcase>\n");
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}

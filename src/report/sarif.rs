@@ -1,0 +1,95 @@
+//! `--format sarif`: SARIF 2.1.0 for code-scanning dashboards. One reporting descriptor per rule (with
+//! the rule document as help and a link to it), one result per finding with its level, message,
+//! location (the new file; the old file for removals) and a partial fingerprint.
+
+use serde_json::{Value, json};
+
+use crate::Analysis;
+use crate::catalog::{RuleId, Severity};
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// Where the rule documents are published.
+#[must_use]
+pub fn rule_uri(id: &str) -> String {
+    format!("{}/blob/main/rules/{id}.md", env!("CARGO_PKG_REPOSITORY"))
+}
+
+fn camel(id: &str) -> String {
+    id.split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+        })
+        .collect()
+}
+
+#[must_use]
+pub fn render(analysis: &Analysis) -> String {
+    let rules: Vec<Value> = RuleId::ALL
+        .iter()
+        .map(|r| {
+            let m = r.meta();
+            json!({
+                "id": m.id,
+                "name": camel(m.id),
+                "shortDescription": {"text": m.summary},
+                "fullDescription": {"text": format!("{}. {}", m.summary, m.why)},
+                "help": {"text": m.migration, "markdown": m.doc},
+                "helpUri": rule_uri(m.id),
+                "defaultConfiguration": {"level": level(m.severity)},
+                "properties": {"direction": m.direction.as_str()},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = analysis
+        .findings
+        .iter()
+        .map(|f| {
+            let at = if f.at_old || f.new.is_none() { f.old.as_ref().or(f.new.as_ref()) } else { f.new.as_ref() };
+            let mut result = json!({
+                "ruleId": f.rule.as_str(),
+                "ruleIndex": RuleId::ALL.iter().position(|r| *r == f.rule).unwrap_or(0),
+                "level": level(f.severity),
+                "message": {"text": format!("{}: {} Why: {} Migration: {}", crate::load::escape(&f.tool), f.message, f.why, f.migration)},
+                "partialFingerprints": {"mcpDrift/v1": f.fingerprint},
+                "properties": {"tool": f.tool, "pointer": f.pointer},
+            });
+            if let Some(l) = at {
+                result["locations"] = json!([{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": l.path.replace('\\', "/")},
+                        "region": {"startLine": l.line, "startColumn": l.column},
+                    }
+                }]);
+            }
+            if let Some(w) = &f.witness {
+                result["properties"]["witness"] = json!({"instance": w.instance, "rejected_because": w.rejected_because});
+            }
+            result
+        })
+        .collect();
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "mcp-drift",
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "informationUri": env!("CARGO_PKG_REPOSITORY"),
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    out.push('\n');
+    out
+}

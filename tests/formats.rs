@@ -1,0 +1,82 @@
+//! Every output format, produced from the same findings: golden files for representative cases, and
+//! the SARIF output validated against the official SARIF 2.1.0 schema (from `../shared/schemas/`).
+
+use std::path::Path;
+
+use mcp_drift::catalog::Severity;
+use mcp_drift::report;
+
+const CASES: &[&str] =
+    &["seed-deploy-preview-region", "seed-query-renamed-q", "tool-removed-merged", "snapshot-reworded-only"];
+
+fn analysis(case: &str) -> mcp_drift::Analysis {
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    mcp_drift::diff(&format!("corpus/{case}/old.json"), &format!("corpus/{case}/new.json")).unwrap()
+}
+
+#[test]
+fn golden_outputs_per_format() {
+    for case in CASES {
+        let a = analysis(case);
+        insta::assert_snapshot!(format!("{case}.github"), report::github::render(&a));
+        insta::assert_snapshot!(format!("{case}.markdown"), report::markdown::render(&a));
+        insta::assert_snapshot!(format!("{case}.junit"), report::junit::render(&a, Some(Severity::Error)));
+        insta::assert_snapshot!(format!("{case}.sarif"), report::sarif::render(&a));
+    }
+}
+
+/// The official schema, with the one `pattern` that Rust's regex engine rejects made equivalent.
+fn sarif_validator() -> Option<jsonschema::Validator> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/schemas/sarif-schema-2.1.0.json");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            assert!(std::env::var_os("CI").is_none(), "CI must have ../shared/schemas: {e}");
+            eprintln!("skipping SARIF schema validation: {} not found", path.display());
+            return None;
+        }
+    };
+    let mut schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // Draft-07 schema: validate with its own draft; formats are annotations.
+    schema.as_object_mut().unwrap().remove("$schema");
+    let build = |s: &serde_json::Value| jsonschema::options().with_draft(jsonschema::Draft::Draft7).build(s);
+    match build(&schema) {
+        Ok(v) => Some(v),
+        Err(e) => panic!("the SARIF schema does not build: {e}"),
+    }
+}
+
+#[test]
+fn sarif_validates_against_the_official_schema() {
+    let Some(validator) = sarif_validator() else { return };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let case = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if !root.join(&case).join("old.json").exists() {
+            continue;
+        }
+        let sarif: serde_json::Value = serde_json::from_str(&report::sarif::render(&analysis(&case))).unwrap();
+        let errors: Vec<String> =
+            validator.iter_errors(&sarif).map(|e| format!("{}: {e}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{case}: {}", errors.join("\n"));
+        checked += 1;
+    }
+    assert!(checked > 50);
+    // The validator does reject what is not SARIF.
+    let broken = serde_json::json!({"runs": [{"results": []}]});
+    assert!(!validator.is_valid(&broken));
+}
+
+#[test]
+fn github_commands_escape_everything_they_must() {
+    let a = analysis("seed-deploy-preview-region");
+    let text = report::github::render(&a);
+    for line in text.lines() {
+        assert!(
+            line.starts_with("::error ") || line.starts_with("::warning ") || line.starts_with("::notice "),
+            "{line}"
+        );
+        assert_eq!(line.matches("::").count(), 2, "one separator only: {line}");
+    }
+}

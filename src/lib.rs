@@ -11,6 +11,7 @@ pub mod compare;
 pub mod error;
 pub mod load;
 pub mod meaning;
+pub mod policy;
 pub mod report;
 pub mod schema;
 
@@ -27,6 +28,17 @@ pub struct Analysis {
     pub old: Snapshot,
     pub new: Snapshot,
     pub findings: Vec<Finding>,
+    /// Findings accepted by the configuration or the baseline, with the reason given.
+    pub suppressed: Vec<(Finding, String)>,
+}
+
+impl Analysis {
+    /// Applies a team's policy (severity overrides, ignores, accepted changes).
+    pub fn apply_policy(&mut self, policy: &policy::Policy) {
+        let (kept, suppressed) = policy.apply(std::mem::take(&mut self.findings));
+        self.findings = kept;
+        self.suppressed.extend(suppressed);
+    }
 }
 
 /// Loads both sides and compares them.
@@ -59,7 +71,7 @@ pub fn diff(old: &str, new: &str) -> Result<Analysis, Error> {
 pub fn analyze(sources: Sources, old: Snapshot, new: Snapshot) -> Analysis {
     let changes = compare::compare(&old, &new);
     let findings = checks::findings(&changes, &old, &new, &sources);
-    Analysis { sources, old, new, findings }
+    Analysis { sources, old, new, findings, suppressed: Vec::new() }
 }
 
 /// Compares two snapshots given as text (for tests and embedding).

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use mcp_drift::catalog::{RuleId, Severity};
+use mcp_drift::policy::Policy;
 use mcp_drift::report;
 
 #[derive(Parser)]
@@ -25,11 +26,22 @@ enum Command {
         new: String,
         #[arg(long, value_enum, default_value_t = FormatArg::Human)]
         format: FormatArg,
-        /// Exit 1 when a finding is at or above this severity.
-        #[arg(long, value_enum, default_value_t = FailOn::Error)]
-        fail_on: FailOn,
+        /// Exit 1 when a finding is at or above this severity [default: the config's `fail-on`, else error].
+        #[arg(long, value_enum)]
+        fail_on: Option<FailOn>,
         #[arg(long, value_enum, default_value_t = Color::Auto)]
         color: Color,
+        /// Configuration file [default: ./mcp-drift.toml when it exists].
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
+        /// A baseline of accepted findings (written by `mcp-drift baseline write`).
+        #[arg(long)]
+        baseline: Option<std::path::PathBuf>,
+    },
+    /// Record today's findings as accepted, so a team can adopt mcp-drift on a noisy history.
+    Baseline {
+        #[command(subcommand)]
+        action: BaselineAction,
     },
     /// List every rule.
     Rules {
@@ -40,6 +52,23 @@ enum Command {
     Explain {
         /// A rule id, e.g. `input-required-added`.
         rule: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum BaselineAction {
+    /// Write every current finding of `diff OLD NEW` to the baseline file.
+    Write {
+        old: String,
+        new: String,
+        /// Where to write it.
+        #[arg(long, default_value = mcp_drift::policy::BASELINE_FILE)]
+        output: std::path::PathBuf,
+        /// The reason recorded with each accepted finding.
+        #[arg(long, default_value = "accepted when adopting mcp-drift (baseline)")]
+        reason: String,
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
     },
 }
 
@@ -111,8 +140,19 @@ fn print(text: &str) -> Result<(), mcp_drift::Error> {
 
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
-        Command::Diff { old, new, format, fail_on, color } => {
-            let analysis = mcp_drift::diff(&old, &new)?;
+        Command::Diff { old, new, format, fail_on, color, config, baseline } => {
+            let mut policy = Policy::load(config.as_deref())?;
+            if let Some(b) = baseline {
+                policy = policy.with_baseline(&b)?;
+            }
+            let fail_on = fail_on.unwrap_or(match policy.config.fail_on {
+                Some(mcp_drift::policy::FailOn::Warning) => FailOn::Warning,
+                Some(mcp_drift::policy::FailOn::Info) => FailOn::Info,
+                Some(mcp_drift::policy::FailOn::Never) => FailOn::Never,
+                _ => FailOn::Error,
+            });
+            let mut analysis = mcp_drift::diff(&old, &new)?;
+            analysis.apply_policy(&policy);
             let text = match format {
                 FormatArg::Human => report::human::render(&analysis, use_color(color)),
                 FormatArg::Json => report::json::render(&analysis),
@@ -124,6 +164,18 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             print(&text)?;
             let failed = fail_on.threshold().is_some_and(|t| analysis.findings.iter().any(|f| f.severity >= t));
             Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Command::Baseline { action: BaselineAction::Write { old, new, output, reason, config } } => {
+            let policy = Policy::load(config.as_deref())?;
+            let mut analysis = mcp_drift::diff(&old, &new)?;
+            // Ignored and `off` findings stay out of the baseline; everything else is accepted.
+            analysis.apply_policy(&Policy { accepted: Vec::new(), ..policy });
+            let baseline = mcp_drift::policy::baseline_of(&analysis.findings, &reason);
+            let mut text = serde_json::to_string_pretty(&baseline).unwrap_or_default();
+            text.push('\n');
+            mcp_drift::policy::write_atomically(&output, &text)?;
+            eprintln!("wrote {} accepted finding(s) to {}", baseline.accepted.len(), output.display());
+            Ok(ExitCode::SUCCESS)
         }
         Command::Rules { format } => {
             print(&match format {

@@ -1,6 +1,7 @@
 //! The default, compiler-style report (codespan-reporting), with labels in the new and the old file.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::ops::Range;
 
 use codespan_reporting::diagnostic::{Diagnostic, Label};
@@ -114,7 +115,7 @@ fn clip(s: &str, max: usize) -> String {
 /// Renders every finding and a summary line; nothing at all when there are no findings.
 #[must_use]
 pub fn render(analysis: &Analysis, color: bool) -> String {
-    if analysis.findings.is_empty() {
+    if analysis.findings.is_empty() && analysis.suppressed.is_empty() {
         return String::new();
     }
     let display = Display::new(&analysis.sources);
@@ -129,6 +130,10 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
     }
     let mut out = String::from_utf8_lossy(buffer.as_slice()).into_owned();
     out.push_str(&Summary::of(&analysis.findings).line());
+    if !analysis.suppressed.is_empty() {
+        let n = analysis.suppressed.len();
+        let _ = write!(out, " ({n} accepted change{} suppressed)", if n == 1 { "" } else { "s" });
+    }
     out.push('\n');
     out
 }

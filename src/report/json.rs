@@ -13,6 +13,17 @@ struct Doc<'a> {
     new: &'a str,
     summary: Counts,
     findings: Vec<JsonFinding<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    suppressed: Vec<Suppressed<'a>>,
+}
+
+#[derive(Serialize)]
+struct Suppressed<'a> {
+    rule: &'a str,
+    tool: &'a str,
+    pointer: &'a str,
+    fingerprint: &'a str,
+    reason: &'a str,
 }
 
 #[derive(Serialize)]
@@ -20,6 +31,13 @@ struct Counts {
     error: usize,
     warning: usize,
     info: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    suppressed: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref, reason = "serde's skip_serializing_if passes a reference")]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Serialize)]
@@ -86,8 +104,24 @@ pub fn render(analysis: &Analysis) -> String {
         version: 1,
         old: &analysis.old.label,
         new: &analysis.new.label,
-        summary: Counts { error: summary.error, warning: summary.warning, info: summary.info },
+        summary: Counts {
+            error: summary.error,
+            warning: summary.warning,
+            info: summary.info,
+            suppressed: analysis.suppressed.len(),
+        },
         findings,
+        suppressed: analysis
+            .suppressed
+            .iter()
+            .map(|(f, reason)| Suppressed {
+                rule: f.rule.as_str(),
+                tool: &f.tool,
+                pointer: &f.pointer,
+                fingerprint: &f.fingerprint,
+                reason,
+            })
+            .collect(),
     };
     let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
     out.push('\n');

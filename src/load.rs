@@ -6,6 +6,7 @@
 //! unique, `inputSchema` is an object and `outputSchema` (when present) is a schema (object or boolean).
 //! Any violation is an [`Error::Input`] with the file, line and column.
 
+pub mod git;
 pub mod span;
 
 use std::collections::BTreeMap;
@@ -123,6 +124,12 @@ pub fn load(spec: &str, sources: &mut Sources) -> Result<Snapshot, Error> {
             .read_to_end(&mut bytes)
             .map_err(|e| Error::Io { path: "<stdin>".into(), message: e.to_string() })?;
         add_file(&mut snapshot, sources, "<stdin>".into(), bytes)?;
+        return Ok(snapshot);
+    }
+    if let Some((rev, path)) = git::split_rev_path(spec) {
+        for (name, bytes) in git::read(rev, path)? {
+            add_file(&mut snapshot, sources, name, bytes)?;
+        }
         return Ok(snapshot);
     }
     let path = Path::new(spec);

@@ -20,10 +20,13 @@ struct Cli {
 enum Command {
     /// Compare two snapshots (files, directories of per-tool files, or `-` for stdin).
     Diff {
-        /// The snapshot callers were built against.
+        /// The snapshot callers were built against (`REV:PATH` reads PATH at a git revision).
         old: String,
-        /// The snapshot about to ship.
-        new: String,
+        /// The snapshot about to ship (omit it with `--base`).
+        new: Option<String>,
+        /// Compare OLD (a path) at this git revision with the same path in the working tree.
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
         #[arg(long, value_enum, default_value_t = FormatArg::Human)]
         format: FormatArg,
         /// Exit 1 when a finding is at or above this severity [default: the config's `fail-on`, else error].
@@ -140,7 +143,22 @@ fn print(text: &str) -> Result<(), mcp_drift::Error> {
 
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
-        Command::Diff { old, new, format, fail_on, color, config, baseline } => {
+        Command::Diff { old, new, base, format, fail_on, color, config, baseline } => {
+            let (old, new) = match (base, new) {
+                (Some(rev), None) => {
+                    if rev.starts_with('-') {
+                        return Err(mcp_drift::Error::Usage(format!("`{rev}` is not a revision")));
+                    }
+                    (format!("{rev}:{old}"), old)
+                }
+                (None, Some(new)) => (old, new),
+                (Some(_), Some(_)) => {
+                    return Err(mcp_drift::Error::Usage(
+                        "with --base, give one PATH (compared at REV and in the working tree)".into(),
+                    ));
+                }
+                (None, None) => return Err(mcp_drift::Error::Usage("give OLD and NEW, or --base REV PATH".into())),
+            };
             let mut policy = Policy::load(config.as_deref())?;
             if let Some(b) = baseline {
                 policy = policy.with_baseline(&b)?;

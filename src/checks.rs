@@ -34,6 +34,8 @@ pub struct Location {
 /// One reported problem or note.
 #[derive(Clone, Debug)]
 pub struct Finding {
+    /// The snapshot file (relative path) when directories of several snapshots are compared.
+    pub snapshot: Option<String>,
     pub rule: RuleId,
     pub severity: Severity,
     pub tool: String,
@@ -127,6 +129,7 @@ fn finding(
     let meta = draft.rule.meta();
     let fingerprint = fingerprint(draft.rule.as_str(), &change.tool, &pointer);
     Finding {
+        snapshot: None,
         rule: draft.rule,
         severity: draft.severity.unwrap_or(meta.severity),
         tool: change.tool.clone(),

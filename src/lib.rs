@@ -19,6 +19,8 @@ pub use catalog::{RuleId, Severity};
 pub use checks::Finding;
 pub use error::Error;
 
+use std::path::PathBuf;
+
 use load::{Snapshot, Sources};
 
 /// Everything one `diff` run produced.
@@ -46,6 +48,9 @@ impl Analysis {
 /// # Errors
 /// When either side cannot be read or is not a valid snapshot.
 pub fn diff(old: &str, new: &str) -> Result<Analysis, Error> {
+    if let Some(pairs) = load::snapshot_pairs(old, new)? {
+        return diff_many(old, new, &pairs);
+    }
     if old == "-" && new == "-" {
         return Err(Error::Usage("only one side can be read from standard input".into()));
     }
@@ -64,6 +69,56 @@ pub fn diff(old: &str, new: &str) -> Result<Analysis, Error> {
     let (new_sources, mut new) = new?;
     sources.absorb(new_sources, &mut new);
     Ok(analyze(sources, old, new))
+}
+
+/// Directories of several snapshot files: each pair analyzed on its own (in parallel), a file on one
+/// side only compared with an empty snapshot, findings grouped by file in path order.
+fn diff_many(old: &str, new: &str, pairs: &[load::SnapshotPair]) -> Result<Analysis, Error> {
+    use rayon::prelude::*;
+    let side = |path: &Option<PathBuf>, label: &str| -> Result<(Sources, Snapshot), Error> {
+        let mut sources = Sources::default();
+        let snapshot = match path {
+            Some(p) => load::load(&p.to_string_lossy(), &mut sources)?,
+            None => Snapshot { label: label.to_owned(), tools: std::collections::BTreeMap::new() },
+        };
+        Ok((sources, snapshot))
+    };
+    let analyses: Vec<Result<(String, Analysis), Error>> = pairs
+        .par_iter()
+        .map(|(rel, a, b)| {
+            let (mut sources, old) = side(a, "(absent)")?;
+            let (more, mut new) = side(b, "(absent)")?;
+            sources.absorb(more, &mut new);
+            Ok((rel.clone(), analyze(sources, old, new)))
+        })
+        .collect();
+    let mut all = Analysis {
+        sources: Sources::default(),
+        old: Snapshot { label: old.to_owned(), tools: std::collections::BTreeMap::new() },
+        new: Snapshot { label: new.to_owned(), tools: std::collections::BTreeMap::new() },
+        findings: Vec::new(),
+        suppressed: Vec::new(),
+    };
+    for result in analyses {
+        let (rel, a) = result?;
+        let shift = all.sources.files.len();
+        all.sources.files.extend(a.sources.files);
+        for (side, into) in [(a.old, &mut all.old), (a.new, &mut all.new)] {
+            for (name, mut tool) in side.tools {
+                tool.file += shift;
+                into.tools.insert(format!("{rel}: {name}"), tool);
+            }
+        }
+        for mut f in a.findings {
+            for loc in [f.old.as_mut(), f.new.as_mut()].into_iter().flatten() {
+                loc.file += shift;
+            }
+            f.fingerprint = checks::fingerprint(f.rule.as_str(), &format!("{rel}: {}", f.tool), &f.pointer);
+            f.snapshot = Some(rel.clone());
+            all.findings.push(f);
+        }
+    }
+    Ok(all)
 }
 
 /// Compares two loaded snapshots.

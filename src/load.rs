@@ -164,6 +164,43 @@ fn io_error(path: &Path, e: &std::io::Error) -> Error {
     Error::Io { path: path.display().to_string(), message: e.to_string() }
 }
 
+/// A snapshot file's relative path and where it is on each side (`None`: that side lacks it).
+pub type SnapshotPair = (String, Option<PathBuf>, Option<PathBuf>);
+
+/// When both sides are directories of whole snapshots (one per server or tool set, rather than one
+/// file per tool), the files paired by relative path: `(relative path, old file, new file)`, with
+/// `None` for a file on one side only. `None` when this is not that layout.
+///
+/// # Errors
+/// Unreadable directories.
+pub fn snapshot_pairs(old: &str, new: &str) -> Result<Option<Vec<SnapshotPair>>, Error> {
+    let (o, n) = (Path::new(old), Path::new(new));
+    if !(o.is_dir() && n.is_dir()) {
+        return Ok(None);
+    }
+    let (fo, fn_) = (snapshot_files(o)?, snapshot_files(n)?);
+    let holds_list = |p: &PathBuf| {
+        std::fs::read_to_string(p).is_ok_and(|t| {
+            let t = t.trim_start_matches('\u{feff}').trim_start();
+            t.starts_with('[') || ["/tools", "/result", "/jsonrpc"].iter().any(|k| span::locate(t, k).is_some())
+        })
+    };
+    if !fo.iter().chain(&fn_).any(holds_list) {
+        return Ok(None);
+    }
+    let rel = |base: &Path, p: &PathBuf| p.strip_prefix(base).unwrap_or(p).to_string_lossy().replace('\\', "/");
+    let mut pairs: BTreeMap<String, (Option<PathBuf>, Option<PathBuf>)> = BTreeMap::new();
+    for p in fo {
+        let key = rel(o, &p);
+        pairs.entry(key).or_default().0 = Some(p);
+    }
+    for p in fn_ {
+        let key = rel(n, &p);
+        pairs.entry(key).or_default().1 = Some(p);
+    }
+    Ok(Some(pairs.into_iter().map(|(k, (a, b))| (k, a, b)).collect()))
+}
+
 /// The `*.json` and `*.snap` files below `dir`, sorted so that runs are deterministic.
 fn snapshot_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut out = Vec::new();

@@ -35,7 +35,7 @@ impl Summary {
                 Severity::Warning => s.warning += 1,
                 Severity::Info => s.info += 1,
             }
-            tools.insert(f.tool.as_str());
+            tools.insert((f.snapshot.as_deref(), f.tool.as_str()));
         }
         s.tools = tools.len();
         s

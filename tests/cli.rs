@@ -134,3 +134,37 @@ fn rules_and_explain() {
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("## Why it breaks") && text.contains("## Migration"), "{text}");
 }
+
+#[test]
+fn directories_of_several_snapshots_pair_by_path_and_group_by_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+    std::fs::create_dir_all(old.join("servers")).unwrap();
+    std::fs::create_dir_all(new.join("servers")).unwrap();
+    let copy = |from: &str, to: &Path| std::fs::copy(root.join(from), to).unwrap();
+    copy(SEED_OLD, &old.join("servers/deploy.json"));
+    copy(SEED_NEW, &new.join("servers/deploy.json"));
+    copy("corpus/tool-removed/old.json", &old.join("github.json"));
+    copy("corpus/tool-removed/new.json", &new.join("github.json"));
+    copy("corpus/identical/old.json", &new.join("added.json"));
+    let run = |threads: &str| {
+        let out = bin()
+            .env("RAYON_NUM_THREADS", threads)
+            .args(["diff", old.to_str().unwrap(), new.to_str().unwrap(), "--format", "json"])
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"), "output does not depend on the thread count");
+    let v: serde_json::Value = serde_json::from_str(&one).unwrap();
+    let files: Vec<&str> = v["findings"].as_array().unwrap().iter().map(|f| f["snapshot"].as_str().unwrap()).collect();
+    let mut sorted = files.clone();
+    sorted.sort_unstable();
+    assert_eq!(files, sorted, "grouped by file");
+    assert!(files.contains(&"added.json") && files.contains(&"servers/deploy.json") && files.contains(&"github.json"));
+}

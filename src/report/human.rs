@@ -103,7 +103,10 @@ fn diagnostic(f: &Finding) -> Diagnostic<FileId> {
     notes.push(format!("why: {}", f.why));
     notes.push(format!("help: {}", f.migration));
     base.with_code(f.rule.as_str())
-        .with_message(format!("{}: {}", crate::load::escape(&f.tool), f.message))
+        .with_message(match &f.snapshot {
+            Some(file) => format!("{}: {}: {}", crate::load::escape(file), crate::load::escape(&f.tool), f.message),
+            None => format!("{}: {}", crate::load::escape(&f.tool), f.message),
+        })
         .with_labels(labels)
         .with_notes(notes)
 }

@@ -42,6 +42,8 @@ fn is_zero(n: &usize) -> bool {
 
 #[derive(Serialize)]
 struct JsonFinding<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    snapshot: Option<&'a str>,
     rule: &'a str,
     severity: &'a str,
     tool: &'a str,
@@ -83,6 +85,7 @@ pub fn render(analysis: &Analysis) -> String {
         .findings
         .iter()
         .map(|f| JsonFinding {
+            snapshot: f.snapshot.as_deref(),
             rule: f.rule.as_str(),
             severity: f.severity.as_str(),
             tool: &f.tool,

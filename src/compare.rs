@@ -402,10 +402,15 @@ pub fn name_similarity(a: &str, b: &str) -> f64 {
     strsim::jaro_winkler(&x, &y)
 }
 
+#[allow(clippy::too_many_lines, reason = "the tool-level fields, then the two schema walks, in reading order")]
 fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
     let tool = new.name.clone();
     let (o, n) = (&old.value, &new.value);
     let mut out = Vec::new();
+    // The common case in large snapshots: nothing changed at all.
+    if o == n {
+        return out;
+    }
     // A name reused for an unrelated contract is one finding, not a list of unrelated edits.
     let (po, pn) = (param_names(old), param_names(new));
     let kept = po.intersection(&pn).count();
@@ -465,14 +470,16 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
 
     let empty = Value::Object(Map::new());
     let (oi, ni) = (o.get("inputSchema").unwrap_or(&empty), n.get("inputSchema").unwrap_or(&empty));
-    Walker::new(&tool, Side::Input, oi, ni, "/inputSchema", &mut out).walk(
-        oi,
-        "/inputSchema".into(),
-        ni,
-        "/inputSchema".into(),
-    );
+    // Identical documents resolve every reference identically: nothing to walk.
+    if oi != ni {
+        Walker::new(&tool, Side::Input, oi, ni, "/inputSchema", &mut out).walk(
+            oi,
+            "/inputSchema".into(),
+            ni,
+            "/inputSchema".into(),
+        );
+    }
     match (o.get("outputSchema"), n.get("outputSchema")) {
-        (None, None) => {}
         (None, Some(_)) => out.push(Change {
             tool: tool.clone(),
             kind: ChangeKind::OutputSchemaAdded,
@@ -489,7 +496,7 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
             witness: None,
             plan: None,
         }),
-        (Some(a), Some(b)) => {
+        (Some(a), Some(b)) if a != b => {
             Walker::new(&tool, Side::Output, a, b, "/outputSchema", &mut out).walk(
                 a,
                 "/outputSchema".into(),
@@ -497,6 +504,8 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
                 "/outputSchema".into(),
             );
         }
+        // Absent on both sides, or the same document.
+        _ => {}
     }
     let output = match (o.get("outputSchema"), n.get("outputSchema")) {
         (Some(a), Some(b)) => Some((a, b)),

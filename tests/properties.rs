@@ -177,3 +177,39 @@ fn reversed_text(v: &Value) -> String {
         other => other.to_string(),
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// The report does not depend on the order of tools in the snapshot, and every renderer handles
+    /// every finding.
+    #[test]
+    fn tool_order_does_not_matter_and_renderers_never_panic(
+        schemas in prop::collection::vec((schema(), schema()), 1..5),
+        rotate in 0usize..5,
+    ) {
+        let tools = |pick: fn(&(Value, Value)) -> &Value| -> Vec<Value> {
+            schemas.iter().enumerate().map(|(i, p)| json!({
+                "name": format!("t{i}"),
+                "description": format!("Tool {i}"),
+                "inputSchema": {"type": "object", "properties": {"v": pick(p)}},
+                "outputSchema": pick(p),
+            })).collect()
+        };
+        let (old, new) = (tools(|p| &p.0), tools(|p| &p.1));
+        let mut shuffled = new.clone();
+        let len = shuffled.len();
+        shuffled.rotate_left(rotate % len);
+        shuffled.reverse();
+        let a = mcp_drift::diff_texts(&json!({"tools": old}).to_string(), &json!({"tools": new}).to_string()).unwrap();
+        let b = mcp_drift::diff_texts(&json!({"tools": old}).to_string(), &json!({"tools": shuffled}).to_string()).unwrap();
+        let key = |x: &mcp_drift::Analysis| x.findings.iter().map(|f| (f.rule, f.tool.clone(), f.pointer.clone(), f.message.clone())).collect::<Vec<_>>();
+        prop_assert_eq!(key(&a), key(&b));
+        let _ = mcp_drift::report::human::render(&a, true);
+        let _ = mcp_drift::report::json::render(&a);
+        let _ = mcp_drift::report::sarif::render(&a);
+        let _ = mcp_drift::report::github::render(&a);
+        let _ = mcp_drift::report::markdown::render(&a);
+        let _ = mcp_drift::report::junit::render(&a, Some(mcp_drift::Severity::Warning));
+    }
+}

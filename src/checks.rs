@@ -503,7 +503,9 @@ fn schema_draft(
         SchemaChange::PropertyAdded { name, required, old_closed } => {
             if input {
                 let description = new_tool
-                    .and_then(|t| change.new_ptr.as_deref().and_then(|p| t.value.pointer(&format!("{p}/description"))))
+                    .and_then(|t| {
+                        change.new_ptr.as_deref().and_then(|p| t.value().pointer(&format!("{p}/description")))
+                    })
                     .and_then(Value::as_str)
                     .unwrap_or("");
                 let word = authority_word(name).or_else(|| meaning::authority_in_text(description));

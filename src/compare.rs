@@ -233,15 +233,18 @@ fn successor(removed: &Tool, new: &Snapshot) -> Option<String> {
     if params.is_empty() {
         return None;
     }
-    let words = description_words(&removed.value);
+    let words = description_words(removed.value());
+    let name_words: BTreeSet<String> = crate::checks::words(&removed.name).into_iter().collect();
     new.tools
         .values()
+        // Only tools that share a word of the name are candidates: the rest are never even parsed.
+        .filter(|t| crate::checks::words(&t.name).iter().any(|w| name_words.contains(w)))
         .filter_map(|t| {
             let theirs = param_names(t);
             let covered = params.iter().filter(|p| theirs.contains(*p)).count();
             #[allow(clippy::cast_precision_loss, reason = "counts of properties are small")]
             let coverage = covered as f64 / params.len() as f64;
-            let related = name_similarity(&removed.name, &t.name).max(jaccard(&words, &description_words(&t.value)));
+            let related = name_similarity(&removed.name, &t.name).max(jaccard(&words, &description_words(t.value())));
             (coverage >= 0.6 && related >= 0.3).then_some((coverage + related, t.name.clone()))
         })
         .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
@@ -276,7 +279,7 @@ fn pair_renamed_tools<'a>(removed: &[&'a Tool], added: &[&'a Tool]) -> Vec<(&'a 
 }
 
 fn param_names(tool: &Tool) -> BTreeSet<String> {
-    tool.value
+    tool.value()
         .pointer("/inputSchema/properties")
         .and_then(Value::as_object)
         .map(|m| m.keys().map(|k| normalize_name(k)).collect())
@@ -405,9 +408,12 @@ pub fn name_similarity(a: &str, b: &str) -> f64 {
 #[allow(clippy::too_many_lines, reason = "the tool-level fields, then the two schema walks, in reading order")]
 fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
     let tool = new.name.clone();
-    let (o, n) = (&old.value, &new.value);
     let mut out = Vec::new();
-    // The common case in large snapshots: nothing changed at all.
+    // The common case in large snapshots: the same text, so nothing to parse or compare.
+    if old.raw == new.raw {
+        return out;
+    }
+    let (o, n) = (old.value(), new.value());
     if o == n {
         return out;
     }

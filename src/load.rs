@@ -14,6 +14,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::error::Error;
 
@@ -97,11 +98,28 @@ impl Sources {
 #[derive(Debug, Clone)]
 pub struct Tool {
     pub name: String,
-    /// The whole tool object as published.
-    pub value: Value,
+    /// The tool object's JSON text as published (validated JSON).
+    pub raw: Box<str>,
+    /// The parsed tool object, built on first use: tools whose text did not change are never parsed.
+    parsed: std::sync::OnceLock<Value>,
     pub file: FileId,
     /// JSON Pointer of the tool object inside its file.
     pub base: String,
+}
+
+impl Tool {
+    /// A tool from a value (tests and embedding).
+    #[must_use]
+    pub fn from_value(name: String, value: Value, file: FileId, base: String) -> Tool {
+        let raw = value.to_string().into_boxed_str();
+        Tool { name, raw, parsed: std::sync::OnceLock::from(value), file, base }
+    }
+
+    /// The whole tool object.
+    pub fn value(&self) -> &Value {
+        // `raw` was validated when it was loaded; a failure here cannot happen, and is not a panic.
+        self.parsed.get_or_init(|| serde_json::from_str(&self.raw).unwrap_or(Value::Null))
+    }
 }
 
 /// The tools of one side of a comparison, sorted by name.
@@ -235,35 +253,52 @@ fn add_file(snapshot: &mut Snapshot, sources: &mut Sources, name: String, bytes:
     if text.trim().is_empty() {
         return Err(Error::input(&name, 1, 1, "file is empty; expected a JSON tools/list snapshot"));
     }
-    // The duplicate-key scan runs beside the parse: it reads the same bytes and needs no result of it.
-    let (parsed, duplicate) = rayon::join(|| serde_json::from_str::<Value>(&text), || span::first_duplicate_key(&text));
-    let value: Value = parsed.map_err(|e| {
-        let message = e.to_string();
-        // serde_json appends " at line L column C"; we print the position in front instead.
-        let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m).to_owned();
-        Error::input(&name, e.line(), e.column(), format!("invalid JSON: {message}"))
-    })?;
-    if let Some((offset, key)) = duplicate {
-        let (line, column) = span::line_column(&text, &span::line_starts(&text), offset);
-        return Err(Error::input(
-            &name,
-            line,
-            column,
-            format!("duplicate key `{}` in one object: parsers disagree on which value wins", escape(&key)),
-        ));
-    }
     let file = sources.add(SourceFile::new(name, text));
     let source = sources.get(file);
+    let text = source.text.as_str();
+    // The duplicate-key scan runs beside the parse: it reads the same bytes and needs no result of it.
+    // The parse only validates and finds the tool objects; tools are parsed on demand.
+    let (parsed, duplicate) = rayon::join(|| serde_json::from_str::<&RawValue>(text), || span::scan_structure(text));
+    let raw = parsed.map_err(|e| json_error(&source.name, &e))?;
+    match duplicate {
+        Some(span::Structure::DuplicateKey(offset, key)) => {
+            let (line, column) = source.line_column(offset);
+            return Err(Error::input(
+                &source.name,
+                line,
+                column,
+                format!("duplicate key `{}` in one object: parsers disagree on which value wins", escape(&key)),
+            ));
+        }
+        Some(span::Structure::TooDeep(offset)) => {
+            let (line, column) = source.line_column(offset);
+            return Err(Error::input(
+                &source.name,
+                line,
+                column,
+                format!("nesting deeper than {} levels (recursion limit)", span::MAX_NESTING),
+            ));
+        }
+        Some(span::Structure::NumberOutOfRange(offset)) => {
+            let (line, column) = source.line_column(offset);
+            return Err(Error::input(&source.name, line, column, "number out of range for a 64-bit float"));
+        }
+        None => {}
+    }
     let mut found = Vec::new();
-    collect_tools(value, String::new(), source, &mut found)?;
-    sources.files[file].tool_bases = found.iter().map(|(base, _)| base.clone()).collect();
+    collect_tools(raw, String::new(), source, &mut found)?;
+    let bases: Vec<String> = found.iter().map(|(base, _)| base.clone()).collect();
+    let mut tools = Vec::with_capacity(found.len());
+    for (base, raw) in found {
+        tools.push(check_tool(raw, &base, file, source)?);
+    }
+    sources.files[file].tool_bases = bases;
     let source = sources.get(file);
-    for (base, value) in found {
-        let tool = check_tool(value, &base, file, source)?;
+    for tool in tools {
         if let Some(previous) = snapshot.tools.get(&tool.name) {
             let first = sources.get(previous.file);
             let (pl, pc) = position(first, &previous.base);
-            let (line, column) = position(source, &base);
+            let (line, column) = position(source, &tool.base);
             return Err(Error::input(
                 &source.name,
                 line,
@@ -276,6 +311,13 @@ fn add_file(snapshot: &mut Snapshot, sources: &mut Sources, name: String, bytes:
     Ok(())
 }
 
+fn json_error(file: &str, e: &serde_json::Error) -> Error {
+    let message = e.to_string();
+    // serde_json appends " at line L column C"; the position goes in front instead.
+    let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m).to_owned();
+    Error::input(file, e.line(), e.column(), format!("invalid JSON: {message}"))
+}
+
 /// 1-based position of the value at `pointer`, or of the start of the file.
 fn position(source: &SourceFile, pointer: &str) -> (usize, usize) {
     span::locate(&source.text, pointer).map_or((1, 1), |l| source.line_column(l.key.unwrap_or(l.value).start))
@@ -286,10 +328,22 @@ fn shape_error(source: &SourceFile, pointer: &str, message: impl Into<String>) -
     Error::input(&source.name, line, column, message)
 }
 
-/// Finds the tool objects in any supported shape, moving them out of the document.
-fn collect_tools(value: Value, base: String, source: &SourceFile, out: &mut Vec<(String, Value)>) -> Result<(), Error> {
-    match value {
-        Value::Object(mut map) => {
+/// The first significant byte of a JSON value.
+fn first_byte(raw: &RawValue) -> u8 {
+    raw.get().bytes().find(|b| !b.is_ascii_whitespace()).unwrap_or(b' ')
+}
+
+/// Finds the tool objects in any supported shape.
+fn collect_tools<'t>(
+    raw: &'t RawValue,
+    base: String,
+    source: &SourceFile,
+    out: &mut Vec<(String, &'t RawValue)>,
+) -> Result<(), Error> {
+    let parse_err = |e: &serde_json::Error| json_error(&source.name, e);
+    match first_byte(raw) {
+        b'{' => {
+            let map: BTreeMap<String, &'t RawValue> = serde_json::from_str(raw.get()).map_err(|e| parse_err(&e))?;
             if map.contains_key("jsonrpc") || (map.contains_key("id") && map.contains_key("result")) {
                 if map.contains_key("error") {
                     return Err(shape_error(
@@ -298,26 +352,27 @@ fn collect_tools(value: Value, base: String, source: &SourceFile, out: &mut Vec<
                         "JSON-RPC error response, not a tools/list result",
                     ));
                 }
-                let Some(result) = map.remove("result") else {
+                let Some(result) = map.get("result") else {
                     return Err(shape_error(source, &base, "JSON-RPC response without `result`"));
                 };
                 return collect_tools(result, format!("{base}/result"), source, out);
             }
-            if let Some(tools) = map.remove("tools") {
-                let Value::Array(tools) = tools else {
+            if let Some(tools) = map.get("tools") {
+                if first_byte(tools) != b'[' {
                     return Err(shape_error(
                         source,
                         &format!("{base}/tools"),
                         "`tools` must be an array of tool objects",
                     ));
-                };
-                for (i, tool) in tools.into_iter().enumerate() {
+                }
+                let list: Vec<&'t RawValue> = serde_json::from_str(tools.get()).map_err(|e| parse_err(&e))?;
+                for (i, tool) in list.into_iter().enumerate() {
                     out.push((format!("{base}/tools/{i}"), tool));
                 }
                 return Ok(());
             }
             if map.contains_key("name") {
-                out.push((base, Value::Object(map)));
+                out.push((base, raw));
                 return Ok(());
             }
             Err(shape_error(
@@ -326,9 +381,20 @@ fn collect_tools(value: Value, base: String, source: &SourceFile, out: &mut Vec<
                 "expected a tools/list result (`{\"tools\": [...]}`), a JSON-RPC response, an array of tools or pages, or one tool object",
             ))
         }
-        Value::Array(items) => {
-            let pages =
-                !items.is_empty() && items.iter().all(|i| i.get("tools").is_some() || i.get("result").is_some());
+        b'[' => {
+            #[derive(serde::Deserialize)]
+            struct Page<'a> {
+                #[serde(borrow)]
+                tools: Option<&'a RawValue>,
+                #[serde(borrow)]
+                result: Option<&'a RawValue>,
+            }
+            let items: Vec<&'t RawValue> = serde_json::from_str(raw.get()).map_err(|e| parse_err(&e))?;
+            let is_page = |i: &&RawValue| {
+                first_byte(i) == b'{'
+                    && serde_json::from_str::<Page<'_>>(i.get()).is_ok_and(|p| p.tools.is_some() || p.result.is_some())
+            };
+            let pages = !items.is_empty() && items.iter().all(is_page);
             for (i, item) in items.into_iter().enumerate() {
                 let pointer = format!("{base}/{i}");
                 if pages {
@@ -343,35 +409,39 @@ fn collect_tools(value: Value, base: String, source: &SourceFile, out: &mut Vec<
     }
 }
 
-fn check_tool(value: Value, base: &str, file: FileId, source: &SourceFile) -> Result<Tool, Error> {
-    let Value::Object(map) = &value else {
+fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile) -> Result<Tool, Error> {
+    if first_byte(raw) != b'{' {
         return Err(shape_error(source, base, "a tool must be a JSON object"));
-    };
-    let Some(Value::String(name)) = map.get("name") else {
-        let at = if map.contains_key("name") { format!("{base}/name") } else { base.to_owned() };
+    }
+    // Members as raw text: only the keys are built, so `null` and absence stay apart.
+    let head: BTreeMap<String, &RawValue> =
+        serde_json::from_str(raw.get()).map_err(|e| json_error(&source.name, &e))?;
+    let raw_name = head.get("name");
+    let Some(name) = raw_name.and_then(|n| serde_json::from_str::<String>(n.get()).ok()) else {
+        let at = if raw_name.is_some() { format!("{base}/name") } else { base.to_owned() };
         return Err(shape_error(source, &at, "a tool needs a string `name`"));
     };
-    match map.get("inputSchema") {
-        Some(Value::Object(_)) => {}
+    match head.get("inputSchema").map(|r| first_byte(r)) {
+        Some(b'{') => {}
         Some(_) => {
             return Err(shape_error(
                 source,
                 &format!("{base}/inputSchema"),
-                format!("tool `{}`: `inputSchema` must be a JSON Schema object", escape(name)),
+                format!("tool `{}`: `inputSchema` must be a JSON Schema object", escape(&name)),
             ));
         }
-        None => return Err(shape_error(source, base, format!("tool `{}` has no `inputSchema`", escape(name)))),
+        None => return Err(shape_error(source, base, format!("tool `{}` has no `inputSchema`", escape(&name)))),
     }
-    if let Some(output) = map.get("outputSchema")
-        && !(output.is_object() || output.is_boolean())
+    if let Some(output) = head.get("outputSchema")
+        && !(first_byte(output) == b'{' || matches!(output.get().trim(), "true" | "false"))
     {
         return Err(shape_error(
             source,
             &format!("{base}/outputSchema"),
-            format!("tool `{}`: `outputSchema` must be a JSON Schema (object or boolean)", escape(name)),
+            format!("tool `{}`: `outputSchema` must be a JSON Schema (object or boolean)", escape(&name)),
         ));
     }
-    Ok(Tool { name: name.clone(), value, file, base: base.to_owned() })
+    Ok(Tool { name, raw: raw.get().into(), parsed: std::sync::OnceLock::new(), file, base: base.to_owned() })
 }
 
 /// Makes untrusted text safe to print: control, bidi and invisible characters become escapes.

@@ -102,7 +102,7 @@ fn bad_input_is_one_error_with_position_and_exit_2() {
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     bad_input(deep.as_bytes(), "recursion limit");
     let deep_schema =
-        format!("{{\"name\": \"a\", \"inputSchema\": {}{}}}", "{\"items\": ".repeat(10_000), "}".repeat(10_000));
+        format!("{{\"name\": \"a\", \"inputSchema\": {}{{}}{}}}", "{\"items\": ".repeat(10_000), "}".repeat(10_000));
     bad_input(deep_schema.as_bytes(), "recursion limit");
 }
 

@@ -168,6 +168,29 @@ fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
 /// duplicate keys means different contracts to different clients. Iterative, one pass.
 #[must_use]
 pub fn first_duplicate_key(text: &str) -> Option<(usize, String)> {
+    match scan_structure(text) {
+        Some(Structure::DuplicateKey(offset, key)) => Some((offset, key)),
+        _ => None,
+    }
+}
+
+/// Nesting deeper than this is refused (`serde_json`'s own limit for building values).
+pub const MAX_NESTING: usize = 128;
+
+/// What a structural scan can find wrong with valid JSON.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Structure {
+    /// A key repeated in one object: byte offset and key.
+    DuplicateKey(usize, String),
+    /// An array or object nested deeper than [`MAX_NESTING`]: byte offset of the bracket.
+    TooDeep(usize),
+    /// A number too large for a 64-bit float (`serde_json` cannot hold it): byte offset.
+    NumberOutOfRange(usize),
+}
+
+/// One pass over the text for duplicate keys and excessive nesting.
+#[must_use]
+pub fn scan_structure(text: &str) -> Option<Structure> {
     enum Frame {
         Object { keys: Vec<String>, set: Option<std::collections::HashSet<String>>, expect_key: bool },
         Array,
@@ -177,6 +200,7 @@ pub fn first_duplicate_key(text: &str) -> Option<(usize, String)> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
+            b'{' | b'[' if stack.len() >= MAX_NESTING => return Some(Structure::TooDeep(i)),
             b'{' => {
                 stack.push(Frame::Object { keys: Vec::new(), set: None, expect_key: true });
                 i += 1;
@@ -219,10 +243,19 @@ pub fn first_duplicate_key(text: &str) -> Option<(usize, String)> {
                         dup
                     };
                     if seen {
-                        return Some((start, key));
+                        return Some(Structure::DuplicateKey(start, key));
                     }
                 }
                 i = end;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                    i += 1;
+                }
+                if text[start..i].parse::<f64>().is_ok_and(|f| !f.is_finite()) {
+                    return Some(Structure::NumberOutOfRange(start));
+                }
             }
             _ => i += 1,
         }

@@ -163,7 +163,7 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
     // Several removed tools that share one successor were merged into it: that is not a rename.
     let mut successor_count: HashMap<String, usize> = HashMap::new();
     for t in &removed {
-        if let Some(s) = successor(t, new) {
+        if let Some(s) = successor(t, &added) {
             *successor_count.entry(s).or_insert(0) += 1;
         }
     }
@@ -180,7 +180,7 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
 
     let mut changes: Vec<Change> = Vec::new();
     let gone: Vec<&Tool> = removed.iter().copied().filter(|t| !renamed_old.contains(t.name.as_str())).collect();
-    let successors: Vec<Option<String>> = gone.iter().map(|t| successor(t, new)).collect();
+    let successors: Vec<Option<String>> = gone.iter().map(|t| successor(t, &added)).collect();
     for (t, successor) in gone.iter().zip(&successors) {
         {
             let merged_with: Vec<String> = gone
@@ -228,17 +228,15 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
 
 /// The new tool that most likely took over a removed tool's job: most of its parameters, and a related
 /// name or description.
-fn successor(removed: &Tool, new: &Snapshot) -> Option<String> {
+fn successor(removed: &Tool, added: &[&Tool]) -> Option<String> {
     let params = param_names(removed);
     if params.is_empty() {
         return None;
     }
     let words = description_words(removed.value());
-    let name_words: BTreeSet<String> = crate::checks::words(&removed.name).into_iter().collect();
-    new.tools
-        .values()
-        // Only tools that share a word of the name are candidates: the rest are never even parsed.
-        .filter(|t| crate::checks::words(&t.name).iter().any(|w| name_words.contains(w)))
+    // Only tools new in this snapshot are candidates: an unchanged tool's text is never parsed.
+    added
+        .iter()
         .filter_map(|t| {
             let theirs = param_names(t);
             let covered = params.iter().filter(|p| theirs.contains(*p)).count();

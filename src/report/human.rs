@@ -68,7 +68,19 @@ impl<'a> Files<'a> for Display<'a> {
     }
 }
 
-fn diagnostic(f: &Finding) -> Diagnostic<FileId> {
+/// Lines longer than this (minified snapshots) are not quoted: the location is printed instead.
+const MAX_QUOTED_LINE: usize = 400;
+
+fn long_line(sources: &Sources, loc: &crate::checks::Location) -> bool {
+    let file = sources.get(loc.file);
+    let starts = file.line_starts();
+    let line = loc.line.saturating_sub(1);
+    let start = starts.get(line).copied().unwrap_or(0);
+    let end = starts.get(line + 1).copied().unwrap_or(file.text.len());
+    end.saturating_sub(start) > MAX_QUOTED_LINE
+}
+
+fn diagnostic(f: &Finding, sources: &Sources) -> Diagnostic<FileId> {
     let base = match f.severity {
         Severity::Error => Diagnostic::error(),
         Severity::Warning => Diagnostic::warning(),
@@ -76,7 +88,14 @@ fn diagnostic(f: &Finding) -> Diagnostic<FileId> {
     };
     let removal = f.new.is_none() || f.at_old;
     let mut labels = Vec::new();
-    if let Some(new) = &f.new {
+    let mut places = Vec::new();
+    let quoted = |loc: &crate::checks::Location| !long_line(sources, loc);
+    for (loc, word) in [(&f.new, "now"), (&f.old, "before")] {
+        if let Some(l) = loc.as_ref().filter(|l| !quoted(l)) {
+            places.push(format!("{word}: {}:{}:{}", l.path, l.line, l.column));
+        }
+    }
+    if let Some(new) = f.new.as_ref().filter(|l| quoted(l)) {
         let label = if removal {
             Label::secondary(new.file, new.range.clone())
         } else {
@@ -84,7 +103,7 @@ fn diagnostic(f: &Finding) -> Diagnostic<FileId> {
         };
         labels.push(label.with_message("now"));
     }
-    if let Some(old) = &f.old {
+    if let Some(old) = f.old.as_ref().filter(|l| quoted(l)) {
         let label = if removal {
             Label::primary(old.file, old.range.clone())
         } else {
@@ -92,7 +111,8 @@ fn diagnostic(f: &Finding) -> Diagnostic<FileId> {
         };
         labels.push(label.with_message("before"));
     }
-    let mut notes: Vec<String> = f.notes.clone();
+    let mut notes: Vec<String> = places;
+    notes.extend(f.notes.iter().cloned());
     // An info finding can carry a witness of a strict-containment difference that the contract does not
     // count as a break (an undeclared name that became declared); it stays in JSON and out of the way.
     if let Some(w) = f.witness.as_ref().filter(|_| f.severity > Severity::Info) {
@@ -126,8 +146,8 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
     let mut buffer = if color { Buffer::ansi() } else { Buffer::no_color() };
     for f in &analysis.findings {
         // A rendering failure for one finding (a span the file does not have) must not hide the rest.
-        if term::emit_to_write_style(&mut buffer, &config, &display, &diagnostic(f)).is_err() {
-            let d = Diagnostic { labels: Vec::new(), ..diagnostic(f) };
+        if term::emit_to_write_style(&mut buffer, &config, &display, &diagnostic(f, &analysis.sources)).is_err() {
+            let d = Diagnostic { labels: Vec::new(), ..diagnostic(f, &analysis.sources) };
             let _ = term::emit_to_write_style(&mut buffer, &config, &display, &d);
         }
     }

@@ -233,7 +233,7 @@ fn successor(removed: &Tool, added: &[&Tool]) -> Option<String> {
     if params.is_empty() {
         return None;
     }
-    let words = description_words(removed.value());
+    let words = description_words(removed.value(), 3);
     // Only tools new in this snapshot are candidates: an unchanged tool's text is never parsed.
     added
         .iter()
@@ -242,19 +242,22 @@ fn successor(removed: &Tool, added: &[&Tool]) -> Option<String> {
             let covered = params.iter().filter(|p| theirs.contains(*p)).count();
             #[allow(clippy::cast_precision_loss, reason = "counts of properties are small")]
             let coverage = covered as f64 / params.len() as f64;
-            let related = name_similarity(&removed.name, &t.name).max(jaccard(&words, &description_words(t.value())));
+            let related =
+                name_similarity(&removed.name, &t.name).max(jaccard(&words, &description_words(t.value(), 3)));
             (coverage >= 0.6 && related >= 0.3).then_some((coverage + related, t.name.clone()))
         })
         .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
         .map(|(_, name)| name)
 }
 
-fn description_words(tool: &Value) -> BTreeSet<String> {
-    tool.get("description")
+/// The lower-cased words of a `description`, longer than `longer_than` characters.
+fn description_words(value: &Value, longer_than: usize) -> BTreeSet<String> {
+    value
+        .get("description")
         .and_then(Value::as_str)
         .unwrap_or("")
         .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() > 3)
+        .filter(|w| w.len() > longer_than)
         .map(str::to_lowercase)
         .collect()
 }
@@ -418,7 +421,7 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
     // A name reused for an unrelated contract is one finding, not a list of unrelated edits.
     let (po, pn) = (param_names(old), param_names(new));
     let kept = po.intersection(&pn).count();
-    let unrelated_text = jaccard(&description_words(o), &description_words(n)) < 0.2;
+    let unrelated_text = jaccard(&description_words(o, 3), &description_words(n, 3)) < 0.2;
     if old.name == new.name && po.len() >= 2 && kept * 4 <= po.len() && unrelated_text {
         out.push(Change {
             tool,
@@ -2275,16 +2278,7 @@ fn pair_renamed_properties<'a>(
             if ro.contains(a) == rn.contains(b) {
                 score += 0.05;
             }
-            let text = |v: &Value| -> BTreeSet<String> {
-                v.get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .split(|c: char| !c.is_alphanumeric())
-                    .filter(|w| w.len() > 2)
-                    .map(str::to_lowercase)
-                    .collect()
-            };
-            let (da, db) = (text(po[a].value), text(pn[b].value));
+            let (da, db) = (description_words(po[a].value, 2), description_words(pn[b].value, 2));
             if !da.is_empty() && !db.is_empty() {
                 let similar = jaccard(&da, &db);
                 score += if similar >= 0.5 {

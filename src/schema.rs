@@ -707,45 +707,31 @@ fn percent_decode(s: &str) -> String {
 /// Finds the subschema whose `$id` names `resource` (exactly, or as the last segments of an absolute
 /// `$id`, which is how relative references resolve against it).
 fn find_resource<'a>(root: &'a Value, resource: &str) -> Option<(String, &'a Value)> {
-    let matches = |id: &str| {
-        let id = id.split('#').next().unwrap_or(id);
-        id == resource || id.ends_with(&format!("/{resource}")) || resource.ends_with(&format!("/{id}"))
-    };
+    find_schema(root, |map| {
+        map.get("$id").and_then(Value::as_str).is_some_and(|id| {
+            let id = id.split('#').next().unwrap_or(id);
+            id == resource || id.ends_with(&format!("/{resource}")) || resource.ends_with(&format!("/{id}"))
+        })
+    })
+}
+
+/// Finds the schema with `"$anchor": name`.
+fn find_anchor<'a>(root: &'a Value, name: &str) -> Option<(String, &'a Value)> {
+    find_schema(root, |map| map.get("$anchor").and_then(Value::as_str) == Some(name))
+}
+
+/// The first schema object (depth first, iteratively) that `hit` accepts, with its pointer. Instance
+/// data (`enum`, `const`, `default`, `examples`) is not searched.
+fn find_schema(root: &Value, hit: impl Fn(&Map<String, Value>) -> bool) -> Option<(String, &Value)> {
     let mut stack = vec![(String::new(), root)];
     while let Some((ptr, value)) = stack.pop() {
         match value {
             Value::Object(map) => {
-                if map.get("$id").and_then(Value::as_str).is_some_and(matches) {
+                if hit(map) {
                     return Some((ptr, value));
                 }
                 for (k, v) in map {
                     if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
-                        stack.push((format!("{ptr}/{}", crate::load::span::escape_token(k)), v));
-                    }
-                }
-            }
-            Value::Array(items) => {
-                for (i, v) in items.iter().enumerate() {
-                    stack.push((format!("{ptr}/{i}"), v));
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Finds the schema with `"$anchor": name`, iteratively.
-fn find_anchor<'a>(root: &'a Value, name: &str) -> Option<(String, &'a Value)> {
-    let mut stack = vec![(String::new(), root)];
-    while let Some((ptr, value)) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                if map.get("$anchor").and_then(Value::as_str) == Some(name) {
-                    return Some((ptr, value));
-                }
-                for (k, v) in map {
-                    if k != "enum" && k != "const" && k != "default" && k != "examples" {
                         stack.push((format!("{ptr}/{}", crate::load::span::escape_token(k)), v));
                     }
                 }

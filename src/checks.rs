@@ -367,7 +367,9 @@ const AUTHORITY: &[&str] = &[
 /// Enum values that widen the scope of an action.
 const SCOPE_VALUES: &[&str] = &["public", "global", "everyone", "admin", "production", "prod", "internal"];
 
-fn authority_word(name: &str) -> Option<String> {
+/// The word of an input name that selects a target or scope (`accountId` -> `account`).
+#[must_use]
+pub fn authority_word(name: &str) -> Option<String> {
     words(name).into_iter().find(|w| AUTHORITY.contains(&w.as_str()))
 }
 

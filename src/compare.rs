@@ -1523,9 +1523,18 @@ impl<'a, 'o> Walker<'a, 'o> {
             if rn.contains(name) && self.side == Side::Input {
                 self.emit(
                     SchemaChange::RequiredAdded { name: (*name).to_owned(), new_property: true },
-                    op,
+                    op.clone(),
                     Some(b.ptr.clone()),
                 );
+                // A required input that picks the target is also a change of authority: reported on
+                // its own, since its migration (a new tool name) differs from the syntax break's.
+                if crate::checks::authority_word(name).is_some() {
+                    self.emit(
+                        SchemaChange::PropertyAdded { name: (*name).to_owned(), required: true, old_closed },
+                        op,
+                        Some(b.ptr.clone()),
+                    );
+                }
             } else {
                 self.emit(
                     SchemaChange::PropertyAdded { name: (*name).to_owned(), required: rn.contains(name), old_closed },

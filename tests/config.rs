@@ -37,20 +37,21 @@ fn severity_override_and_off() {
     assert_eq!(run(dir.path(), &["diff", OLD, NEW]).0, 1, "fail-on from the config");
     let dir = with_config("[severity]\ninput-required-added = \"off\"\n");
     let (code, out, _) = run(dir.path(), &["diff", OLD, NEW]);
-    assert_eq!((code, out.as_str()), (0, ""));
+    assert_eq!(code, 0);
+    assert!(!out.contains("input-required-added"), "{out}");
 }
 
 #[test]
 fn ignores_by_tool_pointer_and_rule() {
-    for ignore in [
-        "tool = \"deploy_*\"",
-        "tool = \"deploy_preview\"\npointer = \"/inputSchema/properties\"",
-        "rule = \"input-required-added\"",
-    ] {
+    for ignore in ["tool = \"deploy_*\"", "tool = \"deploy_preview\"\npointer = \"/inputSchema/properties\""] {
         let dir = with_config(&format!("[[ignore]]\n{ignore}\nreason = \"internal\"\n"));
         let (code, out, _) = run(dir.path(), &["diff", OLD, NEW]);
         assert_eq!((code, out.as_str()), (0, ""), "{ignore}");
     }
+    let dir = with_config("[[ignore]]\nrule = \"input-required-added\"\n");
+    let (code, out, _) = run(dir.path(), &["diff", OLD, NEW]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("input-required-added") && out.contains("input-authority-expanded"), "{out}");
     let dir = with_config("[[ignore]]\ntool = \"other\"\n");
     assert_eq!(run(dir.path(), &["diff", OLD, NEW]).0, 1);
 }
@@ -84,11 +85,12 @@ fn baseline_write_then_diff_is_clean() {
     let text = std::fs::read_to_string(dir.path().join("mcp-drift-baseline.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["version"], 1);
-    assert_eq!(v["accepted"][0]["rule"], "input-required-added");
+    let rules: Vec<&str> = v["accepted"].as_array().unwrap().iter().map(|a| a["rule"].as_str().unwrap()).collect();
+    assert_eq!(rules, ["input-authority-expanded", "input-required-added"]);
     let (code, out, _) =
         run(dir.path(), &["diff", OLD, NEW, "--baseline", "mcp-drift-baseline.json", "--format", "json"]);
     assert_eq!(code, 0);
-    assert!(out.contains("\"suppressed\": 1"), "{out}");
+    assert!(out.contains("\"suppressed\": 2"), "{out}");
     // Referenced from the config too.
     std::fs::write(dir.path().join("mcp-drift.toml"), "baseline = \"mcp-drift-baseline.json\"\n").unwrap();
     assert_eq!(run(dir.path(), &["diff", OLD, NEW]).0, 0);

@@ -10,6 +10,7 @@ pub mod checks;
 pub mod compare;
 pub mod error;
 pub mod load;
+pub mod lock;
 pub mod meaning;
 pub mod policy;
 pub mod report;
@@ -127,6 +128,22 @@ pub fn analyze(sources: Sources, old: Snapshot, new: Snapshot) -> Analysis {
     let changes = compare::compare(&old, &new);
     let findings = checks::findings(&changes, &old, &new, &sources);
     Analysis { sources, old, new, findings, suppressed: Vec::new() }
+}
+
+/// Verifies a snapshot against a lock: the locked contracts are the old side.
+///
+/// # Errors
+/// When the snapshot or the lock cannot be read.
+pub fn verify(
+    snapshot: &str,
+    lock_path: &std::path::Path,
+) -> Result<(Analysis, lock::LockFile, lock::LockFile), Error> {
+    let locked = lock::read(lock_path)?;
+    let mut sources = Sources::default();
+    let old = lock::locked_snapshot(&locked, &lock_path.display().to_string(), &mut sources)?;
+    let new = load::load(snapshot, &mut sources)?;
+    let current = lock::lock(&new);
+    Ok((analyze(sources, old, new), locked, current))
 }
 
 /// Compares two snapshots given as text (for tests and embedding).

@@ -46,6 +46,27 @@ enum Command {
         #[command(subcommand)]
         action: BaselineAction,
     },
+    /// Record the contract of every tool of SNAPSHOT, hashed, in a lock file.
+    Lock {
+        snapshot: String,
+        #[arg(long, default_value = mcp_drift::lock::LOCK_FILE)]
+        output: std::path::PathBuf,
+    },
+    /// Check SNAPSHOT against the lock: every drifted tool is explained with the diff's rules.
+    Verify {
+        snapshot: String,
+        #[arg(long, default_value = mcp_drift::lock::LOCK_FILE)]
+        lock: std::path::PathBuf,
+        /// Rewrite the lock after review.
+        #[arg(long)]
+        update: bool,
+        #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+        format: FormatArg,
+        #[arg(long, value_enum, default_value_t = FailOn::Error)]
+        fail_on: FailOn,
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
     /// List every rule.
     Rules {
         #[arg(long, value_enum, default_value_t = FormatArg::Human)]
@@ -141,6 +162,17 @@ fn print(text: &str) -> Result<(), mcp_drift::Error> {
     }
 }
 
+fn render(format: FormatArg, analysis: &mcp_drift::Analysis, color: Color, fail_on: FailOn) -> String {
+    match format {
+        FormatArg::Human => report::human::render(analysis, use_color(color)),
+        FormatArg::Json => report::json::render(analysis),
+        FormatArg::Sarif => report::sarif::render(analysis),
+        FormatArg::Github => report::github::render(analysis),
+        FormatArg::Markdown => report::markdown::render(analysis),
+        FormatArg::Junit => report::junit::render(analysis, fail_on.threshold()),
+    }
+}
+
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
         Command::Diff { old, new, base, format, fail_on, color, config, baseline } => {
@@ -171,15 +203,7 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             });
             let mut analysis = mcp_drift::diff(&old, &new)?;
             analysis.apply_policy(&policy);
-            let text = match format {
-                FormatArg::Human => report::human::render(&analysis, use_color(color)),
-                FormatArg::Json => report::json::render(&analysis),
-                FormatArg::Sarif => report::sarif::render(&analysis),
-                FormatArg::Github => report::github::render(&analysis),
-                FormatArg::Markdown => report::markdown::render(&analysis),
-                FormatArg::Junit => report::junit::render(&analysis, fail_on.threshold()),
-            };
-            print(&text)?;
+            print(&render(format, &analysis, color, fail_on))?;
             let failed = fail_on.threshold().is_some_and(|t| analysis.findings.iter().any(|f| f.severity >= t));
             Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
@@ -194,6 +218,33 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             mcp_drift::policy::write_atomically(&output, &text)?;
             eprintln!("wrote {} accepted finding(s) to {}", baseline.accepted.len(), output.display());
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Lock { snapshot, output } => {
+            let mut sources = mcp_drift::load::Sources::default();
+            let snap = mcp_drift::load::load(&snapshot, &mut sources)?;
+            let lock = mcp_drift::lock::lock(&snap);
+            mcp_drift::policy::write_atomically(&output, &mcp_drift::lock::to_text(&lock))?;
+            eprintln!("locked {} tool(s) in {}", lock.tools.len(), output.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Verify { snapshot, lock, update, format, fail_on, color } => {
+            let (analysis, locked, current) = mcp_drift::verify(&snapshot, &lock)?;
+            let drifted = mcp_drift::lock::drifted(&locked, &current);
+            if update {
+                mcp_drift::policy::write_atomically(&lock, &mcp_drift::lock::to_text(&current))?;
+                eprintln!("updated {} ({} tool(s) changed)", lock.display(), drifted.len());
+                return Ok(ExitCode::SUCCESS);
+            }
+            print(&render(format, &analysis, color, fail_on))?;
+            if !drifted.is_empty() && analysis.findings.is_empty() {
+                eprintln!(
+                    "hash changed for {} tool(s) without a contract finding: {}",
+                    drifted.len(),
+                    drifted.join(", ")
+                );
+            }
+            let failed = fail_on.threshold().is_some_and(|t| analysis.findings.iter().any(|f| f.severity >= t));
+            Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Rules { format } => {
             print(&match format {

@@ -1,0 +1,152 @@
+//! Tool contracts as dependencies: `lock` records a SHA-256 per tool over the RFC 8785 canonical JSON
+//! of its contract (name, title, description, inputSchema, outputSchema, annotations with the MCP
+//! defaults applied), plus the contract itself; `verify` recomputes the hashes and explains every
+//! difference with the diff engine, so a drifted description shows as the edit and its rule.
+//!
+//! Promises: key order, whitespace and annotation hints spelled out at their defaults never change a
+//! hash; the lock file is written atomically; a missing or corrupt lock is a clear error.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::compare::HINTS;
+use crate::error::Error;
+use crate::load::{Snapshot, Sources, Tool};
+
+/// The default lock file name.
+pub const LOCK_FILE: &str = "mcp-tools.lock";
+
+/// `mcp-tools.lock`, version 1.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LockFile {
+    pub version: u32,
+    pub tools: BTreeMap<String, LockedTool>,
+}
+
+/// One tool's hash and the contract it was computed over.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LockedTool {
+    pub sha256: String,
+    pub contract: Value,
+}
+
+/// The parts of a tool that make its contract, with annotation defaults spelled out.
+#[must_use]
+pub fn contract(tool: &Tool) -> Value {
+    let v = tool.value();
+    let mut c = Map::new();
+    c.insert("name".into(), json!(tool.name));
+    for key in ["title", "description", "inputSchema", "outputSchema"] {
+        if let Some(x) = v.get(key) {
+            c.insert(key.into(), x.clone());
+        }
+    }
+    let mut annotations = v.get("annotations").and_then(Value::as_object).cloned().unwrap_or_default();
+    for (hint, default) in HINTS {
+        let value = annotations.get(*hint).and_then(Value::as_bool).unwrap_or(*default);
+        annotations.insert((*hint).to_owned(), json!(value));
+    }
+    c.insert("annotations".into(), Value::Object(annotations));
+    Value::Object(c)
+}
+
+/// SHA-256 (hex) of the RFC 8785 canonical form.
+#[must_use]
+pub fn hash(contract: &Value) -> String {
+    let canonical = serde_jcs::to_string(contract).unwrap_or_default();
+    Sha256::digest(canonical.as_bytes()).iter().fold(String::with_capacity(64), |mut s, b| {
+        use std::fmt::Write as _;
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// The lock of a snapshot.
+#[must_use]
+pub fn lock(snapshot: &Snapshot) -> LockFile {
+    let tools = snapshot
+        .tools
+        .values()
+        .map(|t| {
+            let c = contract(t);
+            (t.name.clone(), LockedTool { sha256: hash(&c), contract: c })
+        })
+        .collect();
+    LockFile { version: 1, tools }
+}
+
+/// Stable, reviewable JSON text of a lock.
+#[must_use]
+pub fn to_text(lock: &LockFile) -> String {
+    let mut out = serde_json::to_string_pretty(lock).unwrap_or_default();
+    out.push('\n');
+    out
+}
+
+/// Reads a lock file.
+///
+/// # Errors
+/// A missing, unreadable or corrupt lock, with the position of the problem.
+pub fn read(path: &Path) -> Result<LockFile, Error> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+        path: name.clone(),
+        message: format!("cannot read the lock ({e}); create it with `mcp-drift lock`"),
+    })?;
+    let lock: LockFile = serde_json::from_str(&text).map_err(|e| Error::Input {
+        file: name.clone(),
+        line: e.line(),
+        column: e.column(),
+        message: format!("corrupt lock: {e}"),
+    })?;
+    if lock.version != 1 {
+        return Err(Error::Input {
+            file: name,
+            line: 1,
+            column: 1,
+            message: format!("unsupported lock version {}", lock.version),
+        });
+    }
+    for (tool, locked) in &lock.tools {
+        if hash(&locked.contract) != locked.sha256 {
+            return Err(Error::Input {
+                file: name,
+                line: 0,
+                column: 0,
+                message: format!("corrupt lock: the hash of `{tool}` does not match its recorded contract"),
+            });
+        }
+    }
+    Ok(lock)
+}
+
+/// The locked contracts as a snapshot (a virtual file named after the lock), for the diff engine.
+///
+/// # Errors
+/// Never for a lock that `read` accepted.
+pub fn locked_snapshot(lock: &LockFile, name: &str, sources: &mut Sources) -> Result<Snapshot, Error> {
+    let tools: Vec<&Value> = lock.tools.values().map(|t| &t.contract).collect();
+    let text = serde_json::to_string_pretty(&json!({ "tools": tools })).unwrap_or_default();
+    crate::load::load_bytes(&format!("{name} (locked contracts)"), text.into_bytes(), sources)
+}
+
+/// Tools whose hash differs, or that were added or removed.
+#[must_use]
+pub fn drifted(lock: &LockFile, current: &LockFile) -> Vec<String> {
+    let mut names: Vec<String> = lock
+        .tools
+        .iter()
+        .filter(|(n, t)| current.tools.get(*n).is_none_or(|c| c.sha256 != t.sha256))
+        .map(|(n, _)| n.clone())
+        .chain(current.tools.keys().filter(|n| !lock.tools.contains_key(*n)).cloned())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}

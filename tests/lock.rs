@@ -1,0 +1,87 @@
+//! `lock` and `verify`: round trip, drift explained with the diff's rules, stable hashes, clear errors
+//! and atomic writes.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn drift(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("mcp-drift").unwrap().current_dir(dir).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const TOOLS: &str = r#"{"tools": [{"name": "search", "description": "Search issues. Returns at most 100 results.", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}, "annotations": {"readOnlyHint": true}}]}"#;
+
+#[test]
+fn lock_verify_round_trip_and_one_word_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tools.json"), TOOLS).unwrap();
+    assert_eq!(drift(dir.path(), &["lock", "tools.json"]).0, 0);
+    let lock = std::fs::read_to_string(dir.path().join("mcp-tools.lock")).unwrap();
+    assert!(lock.contains("\"version\": 1") && lock.contains("\"sha256\""));
+    assert_eq!(drift(dir.path(), &["verify", "tools.json"]), (0, String::new(), String::new()));
+
+    std::fs::write(dir.path().join("tools.json"), TOOLS.replace("most 100", "most 50")).unwrap();
+    let (code, out, _) = drift(dir.path(), &["verify", "tools.json", "--fail-on", "warning"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("description-meaning-changed") && out.contains("\"100\" -> \"50\""), "{out}");
+    assert_eq!(drift(dir.path(), &["verify", "tools.json", "--update"]).0, 0);
+    assert_eq!(drift(dir.path(), &["verify", "tools.json", "--fail-on", "info"]).0, 0);
+}
+
+#[test]
+fn hashes_ignore_key_order_whitespace_and_spelled_out_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.json"), TOOLS).unwrap();
+    let reordered = r#"{"tools":[{"annotations":{"destructiveHint":true,"readOnlyHint":true,"openWorldHint":true},
+        "inputSchema":{"properties":{"q":{"type":"string"}},"type":"object"},
+        "description":"Search issues. Returns at most 100 results.","name":"search"}]}"#;
+    std::fs::write(dir.path().join("b.json"), reordered).unwrap();
+    drift(dir.path(), &["lock", "a.json", "--output", "a.lock"]);
+    drift(dir.path(), &["lock", "b.json", "--output", "b.lock"]);
+    let hash = |f: &str| {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(f)).unwrap()).unwrap();
+        v["tools"]["search"]["sha256"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(hash("a.lock"), hash("b.lock"));
+}
+
+#[test]
+fn missing_and_corrupt_locks_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tools.json"), TOOLS).unwrap();
+    let (code, _, err) = drift(dir.path(), &["verify", "tools.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("mcp-drift lock"), "{err}");
+    std::fs::write(dir.path().join("mcp-tools.lock"), "{\"version\": 1, \"tools\": {").unwrap();
+    let (code, _, err) = drift(dir.path(), &["verify", "tools.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("corrupt lock") && err.contains("mcp-tools.lock:1:"), "{err}");
+    drift(dir.path(), &["lock", "tools.json"]);
+    let tampered = std::fs::read_to_string(dir.path().join("mcp-tools.lock")).unwrap().replace("most 100", "most 10");
+    std::fs::write(dir.path().join("mcp-tools.lock"), tampered).unwrap();
+    let (code, _, err) = drift(dir.path(), &["verify", "tools.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("does not match its recorded contract"), "{err}");
+}
+
+#[test]
+fn an_interrupted_write_leaves_the_old_lock_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mcp-tools.lock");
+    std::fs::write(&path, "previous").unwrap();
+    // The rename onto a directory fails after the temporary file was written: the old file stays and
+    // no temporary file is left behind.
+    let blocked = dir.path().join("blocked");
+    std::fs::create_dir(&blocked).unwrap();
+    std::fs::write(blocked.join("x"), "keep").unwrap();
+    assert!(mcp_drift::policy::write_atomically(&blocked, "new").is_err());
+    mcp_drift::policy::write_atomically(&path, "next").unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "next");
+    let names: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}

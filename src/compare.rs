@@ -720,14 +720,7 @@ impl<'a, 'o> Walker<'a, 'o> {
                 constraint_probes(keyword, old.as_ref(), new.as_ref(), sub, sup, sub_root)
             }
             SchemaChange::Pattern { .. } => {
-                let mut v = string_probes();
-                let pattern = sub.get("pattern").and_then(Value::as_str).unwrap_or("");
-                if let Some(lits) = witness::literal_alternatives(pattern) {
-                    v.extend(lits.into_iter().map(Value::String));
-                }
-                if let Some(prefix) = witness::literal_prefix(pattern) {
-                    v.extend([json!(format!("{prefix}x")), json!(format!("{prefix}0")), json!(prefix)]);
-                }
+                let mut v = pattern_probes(sub);
                 v.extend(ex(sub));
                 v
             }
@@ -1994,6 +1987,20 @@ fn type_probes(sub: &Value, types: TypeSet, root: &Value) -> Vec<Value> {
     out
 }
 
+/// Strings to try against a changed `pattern`: general probes, the literals of an anchored
+/// alternation, and strings that start with the pattern's literal prefix.
+fn pattern_probes(sub: &Value) -> Vec<Value> {
+    let mut v = string_probes();
+    let pattern = sub.get("pattern").and_then(Value::as_str).unwrap_or("");
+    if let Some(lits) = witness::literal_alternatives(pattern) {
+        v.extend(lits.into_iter().map(Value::String));
+    }
+    if let Some(prefix) = witness::literal_prefix(pattern) {
+        v.extend([json!(format!("{prefix}x")), json!(format!("{prefix}0")), json!(prefix)]);
+    }
+    v
+}
+
 fn string_probes() -> Vec<Value> {
     ["", "a", "A", "0", "-", " ", "a b", "ä", "aaaaaaaaaa", "A-1_b.c/d", "x@y", "https://example.com"]
         .into_iter()
@@ -2120,17 +2127,7 @@ fn constraint_probes(
                 })
                 .collect()
         }
-        "pattern" => {
-            let mut v = string_probes();
-            let pattern = sub.get("pattern").and_then(Value::as_str).unwrap_or("");
-            if let Some(lits) = witness::literal_alternatives(pattern) {
-                v.extend(lits.into_iter().map(Value::String));
-            }
-            if let Some(prefix) = witness::literal_prefix(pattern) {
-                v.extend([json!(format!("{prefix}x")), json!(format!("{prefix}0")), json!(prefix)]);
-            }
-            v
-        }
+        "pattern" => pattern_probes(sub),
         _ => Vec::new(),
     }
 }

@@ -64,7 +64,7 @@ fn main() {
         };
         writeln!(
             metas,
-            "    RuleMeta {{ id: {id:?}, severity: Severity::{sev}, direction: RuleDirection::{dir}, summary: {summary:?}, message: {message:?}, why: {why:?}, migration: {migration:?}, mirror: {mirror}, mirror_reason: {reason}, doc: {doc:?} }},",
+            "    RuleMeta {{ id: {id:?}, name: {variant:?}, severity: Severity::{sev}, direction: RuleDirection::{dir}, summary: {summary:?}, message: {message:?}, why: {why:?}, migration: {migration:?}, mirror: {mirror}, mirror_reason: {reason}, doc: {doc:?} }},",
             sev = camel(&severity),
             dir = camel(&direction),
             summary = get("summary").unwrap(),

@@ -74,6 +74,8 @@ impl RuleDirection {
 #[derive(Debug)]
 pub struct RuleMeta {
     pub id: &'static str,
+    /// The id in upper camel case (`InputRequiredAdded`), as SARIF's `name` wants it.
+    pub name: &'static str,
     pub severity: Severity,
     pub direction: RuleDirection,
     pub summary: &'static str,

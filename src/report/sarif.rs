@@ -21,15 +21,6 @@ pub fn rule_uri(id: &str) -> String {
     format!("{}/blob/main/rules/{id}.md", env!("CARGO_PKG_REPOSITORY"))
 }
 
-fn camel(id: &str) -> String {
-    id.split('-')
-        .map(|w| {
-            let mut c = w.chars();
-            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
-        })
-        .collect()
-}
-
 #[must_use]
 pub fn render(analysis: &Analysis) -> String {
     let rules: Vec<Value> = RuleId::ALL
@@ -38,7 +29,7 @@ pub fn render(analysis: &Analysis) -> String {
             let m = r.meta();
             json!({
                 "id": m.id,
-                "name": camel(m.id),
+                "name": m.name,
                 "shortDescription": {"text": m.summary},
                 "fullDescription": {"text": format!("{}. {}", m.summary, m.why)},
                 "help": {"text": m.migration, "markdown": m.doc},

@@ -95,24 +95,11 @@ pub fn to_text(lock: &LockFile) -> String {
 /// A missing, unreadable or corrupt lock, with the position of the problem.
 pub fn read(path: &Path) -> Result<LockFile, Error> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
-        path: name.clone(),
-        message: format!("cannot read the lock ({e}); create it with `mcp-drift lock`"),
-    })?;
-    let lock: LockFile = serde_json::from_str(&text).map_err(|e| Error::Input {
-        file: name.clone(),
-        line: e.line(),
-        column: e.column(),
-        message: format!("corrupt lock: {e}"),
-    })?;
-    if lock.version != 1 {
-        return Err(Error::Input {
-            file: name,
-            line: 1,
-            column: 1,
-            message: format!("unsupported lock version {}", lock.version),
-        });
-    }
+    let (lock, version) =
+        crate::policy::read_versioned(path, "corrupt lock", "; create it with `mcp-drift lock`", |l: &LockFile| {
+            l.version
+        })?;
+    crate::policy::check_version(path, "lock", version)?;
     for (tool, locked) in &lock.tools {
         if hash(&locked.contract) != locked.sha256 {
             return Err(Error::Input {

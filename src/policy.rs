@@ -249,23 +249,49 @@ fn is_date(s: &str) -> bool {
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline, Error> {
+    let (baseline, version): (Baseline, u32) = read_versioned(path, "invalid baseline", "", |b: &Baseline| b.version)?;
+    check_version(path, "baseline", version)?;
+    Ok(baseline)
+}
+
+/// Reads a JSON file written by mcp-drift (baseline, lock): I/O errors carry `io_hint`, parse errors
+/// say `what` with the line and column. Returns the value and its `version` field.
+///
+/// # Errors
+/// Unreadable or invalid files.
+pub(crate) fn read_versioned<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    what: &str,
+    io_hint: &str,
+    version: impl Fn(&T) -> u32,
+) -> Result<(T, u32), Error> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: name.clone(), message: e.to_string() })?;
-    let baseline: Baseline = serde_json::from_str(&text).map_err(|e| Error::Input {
-        file: name.clone(),
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Io { path: name.clone(), message: format!("{e}{io_hint}") })?;
+    let value: T = serde_json::from_str(&text).map_err(|e| Error::Input {
+        file: name,
         line: e.line(),
         column: e.column(),
-        message: format!("invalid baseline: {e}"),
+        message: format!("{what}: {e}"),
     })?;
-    if baseline.version != 1 {
-        return Err(Error::Input {
-            file: name,
-            line: 1,
-            column: 1,
-            message: format!("unsupported baseline version {}", baseline.version),
-        });
+    let v = version(&value);
+    Ok((value, v))
+}
+
+/// Only version 1 of our own files exists.
+///
+/// # Errors
+/// Any other version.
+pub(crate) fn check_version(path: &Path, what: &str, version: u32) -> Result<(), Error> {
+    if version == 1 {
+        return Ok(());
     }
-    Ok(baseline)
+    Err(Error::Input {
+        file: path.display().to_string(),
+        line: 1,
+        column: 1,
+        message: format!("unsupported {what} version {version}"),
+    })
 }
 
 /// A baseline that accepts every given finding.

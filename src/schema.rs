@@ -617,18 +617,19 @@ impl<'a> View<'a> {
     /// Where `required` is written (the first place, when merged), or the schema itself.
     #[must_use]
     pub fn required_at(&self) -> String {
-        self.get("required")
-            .map(|a| a.ptr.clone())
-            .or_else(|| self.merged.iter().find(|(k, _, _)| *k == "required").map(|(_, _, p)| p.clone()))
-            .unwrap_or_else(|| self.ptr.clone())
+        self.written_at("required")
     }
 
-    /// Where `properties` is written, or the schema itself.
+    /// Where `properties` is written (the first place, when merged), or the schema itself.
     #[must_use]
     pub fn properties_at(&self) -> String {
-        self.get("properties")
+        self.written_at("properties")
+    }
+
+    fn written_at(&self, keyword: &str) -> String {
+        self.get(keyword)
             .map(|a| a.ptr.clone())
-            .or_else(|| self.merged.iter().find(|(k, _, _)| *k == "properties").map(|(_, _, p)| p.clone()))
+            .or_else(|| self.merged.iter().find(|(k, _, _)| *k == keyword).map(|(_, _, p)| p.clone()))
             .unwrap_or_else(|| self.ptr.clone())
     }
 }

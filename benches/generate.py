@@ -56,7 +56,20 @@ def change(t, k):
         s["properties"]["perPage"]["maximum"] = 50
     return t
 
+def long_enum(out):
+    """One tool whose parameter has a 1,000,000-value enum; the new side drops one value in the middle."""
+    values = [f"value_{k}" for k in range(1_000_000)]
+    def snap(v):
+        return {"tools": [{"name": "pick", "description": "Pick one value.", "inputSchema": {
+            "type": "object", "properties": {"v": {"type": "string", "enum": v}}, "required": ["v"]}}]}
+    os.makedirs(out, exist_ok=True)
+    for name, v in (("old.json", values), ("new.json", values[:500_000] + values[500_001:])):
+        with open(os.path.join(out, name), "w") as f:
+            json.dump(snap(v), f)
+
 def main():
+    if sys.argv[1] == "enum":
+        return long_enum(sys.argv[2])
     n, out = int(sys.argv[1]), sys.argv[2]
     rnd = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 7)
     old = [tool(i, rnd) for i in range(n)]

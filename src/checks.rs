@@ -211,8 +211,7 @@ fn locate(tool: &Tool, pointer: &str, sources: &Sources) -> Option<Location> {
         None => (file.text.as_str(), 0, format!("{}{pointer}", tool.base)),
     };
     loop {
-        if let Some(found) = crate::load::span::locate(text, &p) {
-            let local = found.label_range(text);
+        if let Some(local) = crate::load::span::locate_label(text, &p) {
             let range = local.start + offset..local.end + offset;
             let (line, column) = file.line_column(range.start);
             return Some(Location { file: tool.file, path: file.name.clone(), line, column, range });

@@ -25,10 +25,8 @@ pub struct SourceFile {
     pub name: String,
     pub text: String,
     line_starts: std::sync::OnceLock<Vec<usize>>,
-    /// JSON Pointers of the tool objects in this file.
-    tool_bases: Vec<String>,
-    /// Where each tool object starts, found in one pass when the first location is asked for.
-    tool_offsets: std::sync::OnceLock<std::collections::HashMap<String, usize>>,
+    /// Where each tool object starts (by its JSON Pointer), recorded while loading.
+    tool_offsets: std::collections::HashMap<String, usize>,
 }
 
 impl SourceFile {
@@ -38,8 +36,7 @@ impl SourceFile {
             name,
             text,
             line_starts: std::sync::OnceLock::new(),
-            tool_bases: Vec::new(),
-            tool_offsets: std::sync::OnceLock::new(),
+            tool_offsets: std::collections::HashMap::new(),
         }
     }
 
@@ -48,13 +45,10 @@ impl SourceFile {
         self.line_starts.get_or_init(|| span::line_starts(&self.text))
     }
 
-    /// Where the tool object at `base` starts in the text (all tool offsets are found in one pass the
-    /// first time, so a thousand findings cost one scan, not a thousand).
+    /// Where the tool object at `base` starts in the text.
+    #[must_use]
     pub fn tool_offset(&self, base: &str) -> Option<usize> {
-        self.tool_offsets
-            .get_or_init(|| span::offsets_of(&self.text, &self.tool_bases.iter().cloned().collect()))
-            .get(base)
-            .copied()
+        self.tool_offsets.get(base).copied()
     }
 
     /// 1-based line and column of a byte offset.
@@ -287,12 +281,21 @@ fn add_file(snapshot: &mut Snapshot, sources: &mut Sources, name: String, bytes:
     }
     let mut found = Vec::new();
     collect_tools(raw, String::new(), source, &mut found)?;
-    let bases: Vec<String> = found.iter().map(|(base, _)| base.clone()).collect();
-    let mut tools = Vec::with_capacity(found.len());
-    for (base, raw) in found {
-        tools.push(check_tool(raw, &base, file, source)?);
-    }
-    sources.files[file].tool_bases = bases;
+    // Every raw value borrows from `text`, so where a tool starts is a pointer difference: no search.
+    let start = text.as_ptr() as usize;
+    let offsets: std::collections::HashMap<String, usize> = found
+        .iter()
+        .filter_map(|(base, raw)| {
+            let at = (raw.get().as_ptr() as usize).checked_sub(start).filter(|&at| at < text.len())?;
+            Some((base.clone(), at))
+        })
+        .collect();
+    // Checking a tool reads its members; thousands of tools share the cores.
+    let tools: Vec<Tool> = {
+        use rayon::prelude::*;
+        found.par_iter().map(|(base, raw)| check_tool(raw, base, file, source)).collect::<Result<_, _>>()?
+    };
+    sources.files[file].tool_offsets = offsets;
     let source = sources.get(file);
     for tool in tools {
         if let Some(previous) = snapshot.tools.get(&tool.name) {

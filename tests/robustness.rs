@@ -92,6 +92,27 @@ fn a_million_value_enum_is_linear() {
 }
 
 #[test]
+fn a_long_enum_moved_or_reordered_is_compared_by_value() {
+    let values: Vec<Value> = (0..5_000).map(|i| json!(format!("v{i}"))).collect();
+    let with = |v: Vec<Value>| tool("t", &json!({"type": "object", "properties": {"e": {"enum": v}}}));
+    // A value moved from the front to the back: same set, nothing to report.
+    let mut rotated = values.clone();
+    rotated.rotate_left(1);
+    assert!(diff(&with(values.clone()), &with(rotated)).is_empty());
+    // Reversed with one value gone and one new: a narrowing naming exactly that value.
+    let mut reversed: Vec<Value> = values.iter().rev().filter(|v| **v != json!("v1234")).cloned().collect();
+    reversed.push(json!(7));
+    let a = mcp_drift::diff_texts(&with(values.clone()).to_string(), &with(reversed).to_string()).unwrap();
+    let messages: Vec<&str> = a.findings.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(messages, ["allowed values of `e` narrowed: removed \"v1234\"; added 7"]);
+    // Numbers compare by value: 3 and 3.0 are the same enum member.
+    let numbers: Vec<Value> = (0..1_000).map(|i| json!(i)).collect();
+    let mut as_floats = numbers.clone();
+    as_floats[500] = json!(500.0);
+    assert!(diff(&with(numbers.clone()), &with(as_floats)).is_empty());
+}
+
+#[test]
 fn a_hundred_thousand_tools() {
     let tools: Vec<Value> = (0..100_000).map(|i| tool(&format!("tool_{i}"), &json!({"type": "object"}))).collect();
     let mut changed = tools.clone();

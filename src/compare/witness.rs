@@ -7,6 +7,8 @@
 //! candidates (using examples of the enclosing schemas) and confirms them with the `jsonschema` crate
 //! (draft 2020-12, no network). Only a confirmed witness is ever returned.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Number, Value, json};
 
 use crate::schema::{self, TypeSet};
@@ -388,45 +390,75 @@ fn embed_at(
 }
 
 /// Validators for the two whole schemas of one direction.
-pub struct Judge {
-    sub: Option<jsonschema::Validator>,
-    sup: Option<jsonschema::Validator>,
+pub struct Judge<'s> {
+    sub: &'s Value,
+    sup: &'s Value,
+    /// Either schema has an enum longer than [`LONG_ENUM`]: validators are then built per plan from
+    /// shrunk copies (see [`shrink_enums`]) instead of once from the whole documents.
+    long_enums: bool,
+    whole: std::cell::OnceCell<Validators>,
 }
 
-impl Judge {
+type Validators = (Option<jsonschema::Validator>, Option<jsonschema::Validator>);
+
+/// Enums longer than this are shrunk before validating a witness: compiling a million-value enum
+/// builds a hash set of a million values, twice, for a handful of instances.
+const LONG_ENUM: usize = 256;
+
+fn build(schema: &Value) -> Option<jsonschema::Validator> {
+    jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(schema).ok()
+}
+
+impl<'s> Judge<'s> {
     /// `sub` must accept the witness and `sup` must reject it.
     #[must_use]
-    pub fn new(sub: &Value, sup: &Value) -> Judge {
-        let build = |s: &Value| jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(s).ok();
-        Judge { sub: build(sub), sup: build(sup) }
+    pub fn new(sub: &'s Value, sup: &'s Value) -> Judge<'s> {
+        let long_enums = has_long_enum(sub) || has_long_enum(sup);
+        Judge { sub, sup, long_enums, whole: std::cell::OnceCell::new() }
     }
 
     /// Tries the candidates of a plan; the first confirmed one wins.
     #[must_use]
     pub fn confirm(&self, sub_root: &Value, plan: &Plan, old_side: bool) -> Option<Witness> {
-        let (sub, sup) = (self.sub.as_ref()?, self.sup.as_ref()?);
-        let mut dropped = None;
         // A change under a renamed member is also tried under the new name: callers who follow the
         // rename meet it there.
         let renamed = |path: &Vec<Seg>| path.iter().any(|s| matches!(s, Seg::Key { old, new } if old != new));
-        let attempts = plan.tries.iter().flat_map(|(path, candidate)| {
-            let mut v = vec![(path, candidate, old_side)];
-            if renamed(path) {
-                v.push((path, candidate, !old_side));
-            }
-            v
-        });
-        for (path, candidate, key_side) in attempts {
-            let Some(instance) = embed_at(sub_root, sub_root, path, (key_side, old_side), candidate.clone(), 0) else {
-                continue;
-            };
+        let instances: Vec<Value> = plan
+            .tries
+            .iter()
+            .flat_map(|(path, candidate)| {
+                let mut v = vec![(path, candidate, old_side)];
+                if renamed(path) {
+                    v.push((path, candidate, !old_side));
+                }
+                v
+            })
+            .filter_map(|(path, candidate, key_side)| {
+                embed_at(sub_root, sub_root, path, (key_side, old_side), candidate.clone(), 0)
+            })
+            .collect();
+        if instances.is_empty() {
+            return None;
+        }
+        let shrunk;
+        let (sub, sup) = if self.long_enums {
+            let keep = Members::of(&instances);
+            shrunk = (build(&shrink_enums(self.sub, &keep)), build(&shrink_enums(self.sup, &keep)));
+            (shrunk.0.as_ref()?, shrunk.1.as_ref()?)
+        } else {
+            let whole = self.whole.get_or_init(|| (build(self.sub), build(self.sup)));
+            (whole.0.as_ref()?, whole.1.as_ref()?)
+        };
+        let mut dropped = None;
+        for instance in instances {
             if !sub.is_valid(&instance) {
                 continue;
             }
             match sup.validate(&instance) {
                 Err(e) => {
                     let at = e.instance_path().to_string();
-                    let because = if at.is_empty() { e.to_string() } else { format!("at {at}: {e}") };
+                    let message = self.message(&e);
+                    let because = if at.is_empty() { message } else { format!("at {at}: {message}") };
                     return Some(Witness { instance, rejected_because: because, dropped: false });
                 }
                 Ok(()) => {
@@ -443,6 +475,111 @@ impl Judge {
             }
         }
         dropped
+    }
+
+    /// The validator's message, except that a shrunk enum is described by its whole list.
+    fn message(&self, e: &jsonschema::ValidationError<'_>) -> String {
+        if let jsonschema::error::ValidationErrorKind::Enum { .. } = e.kind()
+            && self.long_enums
+            && let Some(Value::Array(all)) = self.sup.pointer(e.schema_path().as_str())
+            && all.len() > LONG_ENUM
+        {
+            return format!(
+                "{} is not one of {}, {} or {} other candidates",
+                e.instance(),
+                all[0],
+                all[1],
+                all.len() - 2
+            );
+        }
+        e.to_string()
+    }
+}
+
+/// The values that occur anywhere in a set of instances (every member, element and the roots).
+struct Members<'i> {
+    strings: HashSet<&'i str>,
+    others: HashSet<String>,
+}
+
+impl<'i> Members<'i> {
+    fn of(instances: &'i [Value]) -> Members<'i> {
+        let mut m = Members { strings: HashSet::new(), others: HashSet::new() };
+        let mut stack: Vec<&Value> = instances.iter().collect();
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::String(s) => {
+                    m.strings.insert(s);
+                }
+                Value::Array(a) => stack.extend(a),
+                Value::Object(o) => stack.extend(o.values()),
+                _ => {}
+            }
+            if !v.is_string() {
+                m.others.insert(schema::canonical_key(v));
+            }
+        }
+        m
+    }
+
+    fn contains(&self, v: &Value) -> bool {
+        match v {
+            // Instances hold a few strings; a linear look beats hashing each of a million values.
+            Value::String(s) if self.strings.len() <= 16 => self.strings.iter().any(|x| *x == s.as_str()),
+            Value::String(s) => self.strings.contains(s.as_str()),
+            other => self.others.contains(&schema::canonical_key(other)),
+        }
+    }
+}
+
+fn has_long_enum(schema: &Value) -> bool {
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                for (k, x) in o {
+                    match (k.as_str(), x) {
+                        ("enum", Value::Array(list)) if list.len() > LONG_ENUM => return true,
+                        ("enum" | "const" | "default" | "examples", _) => {}
+                        _ => stack.push(x),
+                    }
+                }
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// A copy of `schema` whose long enums keep only their first value and the values in `keep`.
+///
+/// Exact for validating instances whose values are all in `keep`: at any instance location the value
+/// there is in `keep`, so it is in the shrunk list exactly when it is in the whole one. Data keywords
+/// (`const`, `default`, `examples`) are copied untouched, so a member that merely looks like an
+/// `enum` is never changed; that can only leave a list long, never make it wrong.
+fn shrink_enums(schema: &Value, keep: &Members<'_>) -> Value {
+    match schema {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| {
+                    let x = match (k.as_str(), x) {
+                        ("enum", Value::Array(list)) if list.len() > LONG_ENUM => Value::Array(
+                            list.iter()
+                                .enumerate()
+                                .filter(|(i, v)| *i == 0 || keep.contains(v))
+                                .map(|(_, v)| v.clone())
+                                .collect(),
+                        ),
+                        ("enum" | "const" | "default" | "examples", _) => x.clone(),
+                        _ => shrink_enums(x, keep),
+                    };
+                    (k.clone(), x)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|x| shrink_enums(x, keep)).collect()),
+        other => other.clone(),
     }
 }
 

@@ -44,6 +44,26 @@ pub fn escape_token(token: &str) -> String {
 /// exist or the text is not the JSON it was parsed from.
 #[must_use]
 pub fn locate(text: &str, pointer: &str) -> Option<Located> {
+    let (key, start) = find(text, pointer)?;
+    let end = skip_value(text.as_bytes(), start)?;
+    Some(Located { key, value: start..end })
+}
+
+/// The range to underline for `pointer` (see [`Located::label_range`]) without scanning to the end of
+/// a value that has a key: a million-value enum is not read just to point at `"enum"`.
+#[must_use]
+pub fn locate_label(text: &str, pointer: &str) -> Option<Range<usize>> {
+    match find(text, pointer)? {
+        (Some(key), _) => Some(key),
+        (None, start) => {
+            Some(Located { key: None, value: start..skip_value(text.as_bytes(), start)? }.label_range(text))
+        }
+    }
+}
+
+/// The key range (for an object member) and the start of the value that `pointer` names. The first
+/// member with a matching key wins: loading rejects snapshots with duplicate keys.
+fn find(text: &str, pointer: &str) -> Option<(Option<Range<usize>>, usize)> {
     let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
     let mut key = None;
@@ -51,7 +71,6 @@ pub fn locate(text: &str, pointer: &str) -> Option<Located> {
         match *b.get(i)? {
             b'{' => {
                 i += 1;
-                let mut found = None;
                 loop {
                     i = skip_ws(b, i);
                     if *b.get(i)? != b'"' {
@@ -65,20 +84,16 @@ pub fn locate(text: &str, pointer: &str) -> Option<Located> {
                         return None;
                     }
                     i = skip_ws(b, i + 1);
-                    // Later duplicates win in serde_json, so keep scanning the object for the last match.
                     if key_matches(&text[key_range.clone()], &token) {
-                        found = Some((key_range, i));
+                        key = Some(key_range);
+                        break;
                     }
                     i = skip_ws(b, skip_value(b, i)?);
                     match *b.get(i)? {
                         b',' => i += 1,
-                        b'}' => break,
                         _ => return None,
                     }
                 }
-                let (k, v) = found?;
-                key = Some(k);
-                i = v;
             }
             b'[' => {
                 let index: usize = token.parse().ok()?;
@@ -101,8 +116,7 @@ pub fn locate(text: &str, pointer: &str) -> Option<Located> {
             _ => return None,
         }
     }
-    let end = skip_value(b, i)?;
-    Some(Located { key, value: i..end })
+    Some((key, i))
 }
 
 fn key_matches(raw: &str, token: &str) -> bool {
@@ -124,14 +138,13 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// `i` is at the opening quote; returns the index after the closing quote.
 fn skip_string(b: &[u8], mut i: usize) -> Option<usize> {
     i += 1;
-    while i < b.len() {
-        match b[i] {
-            b'"' => return Some(i + 1),
-            b'\\' => i += 2,
-            _ => i += 1,
+    loop {
+        i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        if b[i] == b'"' {
+            return Some(i + 1);
         }
+        i += 2;
     }
-    None
 }
 
 /// Skips one value without recursion; returns the index after it.
@@ -263,96 +276,6 @@ pub fn scan_structure(text: &str) -> Option<Structure> {
     None
 }
 
-/// Byte offsets of the values at the `wanted` pointers, in one pass over the text. Values below the
-/// depth of the deepest wanted pointer are skipped without being looked into, so the pass is cheap.
-#[must_use]
-#[allow(clippy::implicit_hasher, reason = "an internal index; the default hasher is what callers use")]
-pub fn offsets_of(text: &str, wanted: &std::collections::HashSet<String>) -> std::collections::HashMap<String, usize> {
-    let mut out = std::collections::HashMap::new();
-    let max_depth = wanted.iter().map(|p| p.matches('/').count()).max().unwrap_or(0);
-    let b = text.as_bytes();
-    let mut ptr = String::new();
-    let start = skip_ws(b, 0);
-    offsets_at(text, b, start, &mut ptr, 0, max_depth, wanted, &mut out);
-    out
-}
-
-#[allow(clippy::too_many_arguments, reason = "a private recursive helper; depth is bounded by the pointers")]
-#[allow(clippy::implicit_hasher, reason = "an internal index; the default hasher is what callers use")]
-fn offsets_at(
-    text: &str,
-    b: &[u8],
-    mut i: usize,
-    ptr: &mut String,
-    depth: usize,
-    max_depth: usize,
-    wanted: &std::collections::HashSet<String>,
-    out: &mut std::collections::HashMap<String, usize>,
-) -> Option<usize> {
-    if wanted.contains(ptr.as_str()) {
-        out.insert(ptr.clone(), i);
-    }
-    if depth >= max_depth {
-        return skip_value(b, i);
-    }
-    match *b.get(i)? {
-        b'{' => {
-            i = skip_ws(b, i + 1);
-            if *b.get(i)? == b'}' {
-                return Some(i + 1);
-            }
-            loop {
-                let key_start = i;
-                i = skip_string(b, i)?;
-                let raw = &text[key_start..i];
-                let key = if raw.contains('\\') {
-                    serde_json::from_str::<String>(raw).ok()?
-                } else {
-                    raw[1..raw.len() - 1].to_owned()
-                };
-                i = skip_ws(b, i);
-                if *b.get(i)? != b':' {
-                    return None;
-                }
-                i = skip_ws(b, i + 1);
-                let len = ptr.len();
-                ptr.push('/');
-                ptr.push_str(&escape_token(&key));
-                i = offsets_at(text, b, i, ptr, depth + 1, max_depth, wanted, out)?;
-                ptr.truncate(len);
-                i = skip_ws(b, i);
-                match *b.get(i)? {
-                    b',' => i = skip_ws(b, i + 1),
-                    b'}' => return Some(i + 1),
-                    _ => return None,
-                }
-            }
-        }
-        b'[' => {
-            i = skip_ws(b, i + 1);
-            if *b.get(i)? == b']' {
-                return Some(i + 1);
-            }
-            let mut index = 0usize;
-            loop {
-                let len = ptr.len();
-                ptr.push('/');
-                ptr.push_str(&index.to_string());
-                i = offsets_at(text, b, i, ptr, depth + 1, max_depth, wanted, out)?;
-                ptr.truncate(len);
-                index += 1;
-                i = skip_ws(b, i);
-                match *b.get(i)? {
-                    b',' => i = skip_ws(b, i + 1),
-                    b']' => return Some(i + 1),
-                    _ => return None,
-                }
-            }
-        }
-        _ => skip_value(b, i),
-    }
-}
-
 /// 1-based line and column (in Unicode scalar values) of a byte offset, given the line starts.
 #[must_use]
 pub fn line_column(text: &str, line_starts: &[usize], offset: usize) -> (usize, usize) {
@@ -407,9 +330,11 @@ mod tests {
 
     #[test]
     fn escaped_keys_match() {
-        let doc = r#"{"a\u0062": 1, "ab": 2}"#;
-        // serde_json keeps the last duplicate, and so do we.
-        assert_eq!(&doc[locate(doc, "/ab").unwrap().value], "2");
+        let doc = r#"{"x": 0, "a\u0062": 1}"#;
+        assert_eq!(&doc[locate(doc, "/ab").unwrap().value], "1");
+        // Loading rejects duplicate keys, so the first match is the only one.
+        let dup = r#"{"ab": [1, 2], "ab": 3}"#;
+        assert_eq!(&dup[locate(dup, "/ab").unwrap().value], "[1, 2]");
     }
 
     #[test]
@@ -420,14 +345,6 @@ mod tests {
         let many: String =
             format!("{{{}, \"k5\": 0}}", (0..40).map(|i| format!("\"k{i}\": 0")).collect::<Vec<_>>().join(", "));
         assert_eq!(first_duplicate_key(&many).map(|d| d.1), Some("k5".to_owned()));
-    }
-
-    #[test]
-    fn offsets_in_one_pass() {
-        let wanted: std::collections::HashSet<String> = ["/tools/1".to_owned(), "/tools/0".to_owned()].into();
-        let found = offsets_of(DOC, &wanted);
-        assert_eq!(&DOC[found["/tools/1"]..found["/tools/1"] + 9], "{\"name\": ");
-        assert_eq!(found.len(), 2);
     }
 
     #[test]

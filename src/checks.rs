@@ -68,7 +68,13 @@ pub fn findings(changes: &[Change], old: &Snapshot, new: &Snapshot, sources: &So
         })
         .collect();
     let mut out: Vec<Finding> = changes.iter().map(|c| finding(c, old, new, sources, &renamed)).collect();
-    out.sort_by(|a, b| {
+    sort(&mut out);
+    out
+}
+
+/// The report order (tool, pointer, rule, message), without exact repeats.
+pub(crate) fn sort(findings: &mut Vec<Finding>) {
+    findings.sort_by(|a, b| {
         (a.tool.as_str(), a.pointer.as_str(), a.rule.as_str(), a.message.as_str()).cmp(&(
             b.tool.as_str(),
             b.pointer.as_str(),
@@ -76,8 +82,38 @@ pub fn findings(changes: &[Change], old: &Snapshot, new: &Snapshot, sources: &So
             b.message.as_str(),
         ))
     });
-    out.dedup_by(|a, b| a.fingerprint == b.fingerprint && a.message == b.message);
-    out
+    findings.dedup_by(|a, b| a.fingerprint == b.fingerprint && a.message == b.message);
+}
+
+/// A finding about one snapshot on its own (lint): one location, templates filled with `vars`.
+pub(crate) fn standalone(
+    rule: RuleId,
+    severity: Option<Severity>,
+    tool: &Tool,
+    pointer: String,
+    mut vars: Vec<(&'static str, String)>,
+    sources: &Sources,
+) -> Finding {
+    let mut all = vec![("tool", escape(&tool.name)), ("pointer", pointer.clone())];
+    all.append(&mut vars);
+    let meta = rule.meta();
+    Finding {
+        snapshot: None,
+        rule,
+        severity: severity.unwrap_or(meta.severity),
+        tool: tool.name.clone(),
+        new: locate(tool, &pointer, sources),
+        fingerprint: fingerprint(rule.as_str(), &tool.name, &pointer),
+        pointer,
+        from: None,
+        message: fill(meta.message, &all),
+        why: fill(meta.why, &all),
+        migration: fill(meta.migration, &all),
+        old: None,
+        notes: Vec::new(),
+        at_old: false,
+        witness: None,
+    }
 }
 
 struct Draft {
@@ -257,7 +293,7 @@ pub fn readable_path(pointer: &str) -> String {
     escape(&out)
 }
 
-fn show(v: &Value) -> String {
+pub(crate) fn show(v: &Value) -> String {
     let s = v.to_string();
     if s.chars().count() > 60 { format!("{}…", s.chars().take(59).collect::<String>()) } else { escape(&s) }
 }

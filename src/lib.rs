@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod checks;
 pub mod compare;
 pub mod error;
+pub mod lint;
 pub mod load;
 pub mod lock;
 pub mod meaning;
@@ -80,7 +81,7 @@ fn diff_many(old: &str, new: &str, pairs: &[load::SnapshotPair]) -> Result<Analy
         let mut sources = Sources::default();
         let snapshot = match path {
             Some(p) => load::load(&p.to_string_lossy(), &mut sources)?,
-            None => Snapshot { label: label.to_owned(), tools: std::collections::BTreeMap::new() },
+            None => Snapshot::empty(label),
         };
         Ok((sources, snapshot))
     };
@@ -95,8 +96,8 @@ fn diff_many(old: &str, new: &str, pairs: &[load::SnapshotPair]) -> Result<Analy
         .collect();
     let mut all = Analysis {
         sources: Sources::default(),
-        old: Snapshot { label: old.to_owned(), tools: std::collections::BTreeMap::new() },
-        new: Snapshot { label: new.to_owned(), tools: std::collections::BTreeMap::new() },
+        old: Snapshot::empty(old),
+        new: Snapshot::empty(new),
         findings: Vec::new(),
         suppressed: Vec::new(),
     };
@@ -144,6 +145,64 @@ pub fn verify(
     let new = load::load(snapshot, &mut sources)?;
     let current = lock::lock(&new);
     Ok((analyze(sources, old, new), locked, current))
+}
+
+/// Lints snapshots on their own (`mcp-drift lint`). Each is loaded leniently, so a broken tool is a
+/// finding; with several snapshots, findings name the snapshot they belong to.
+///
+/// # Errors
+/// When a snapshot cannot be read or is not JSON with tool objects in it.
+pub fn lint(specs: &[String], options: lint::Options) -> Result<Analysis, Error> {
+    use rayon::prelude::*;
+    let loaded: Vec<Result<(Sources, Snapshot), Error>> = specs
+        .par_iter()
+        .map(|spec| {
+            let mut sources = Sources::default();
+            load::load_with(spec, &mut sources, load::Mode::Lint).map(|s| (sources, s))
+        })
+        .collect();
+    let label = specs.join(" ");
+    let mut all = Analysis {
+        sources: Sources::default(),
+        old: Snapshot::empty(""),
+        new: Snapshot::empty(&label),
+        findings: Vec::new(),
+        suppressed: Vec::new(),
+    };
+    let several = specs.len() > 1;
+    for result in loaded {
+        let (sources, mut snapshot) = result?;
+        let mut findings = lint::lint(&snapshot, &sources, options);
+        let shift = all.sources.files.len();
+        all.sources.absorb(sources, &mut snapshot);
+        for f in &mut findings {
+            for loc in [f.old.as_mut(), f.new.as_mut()].into_iter().flatten() {
+                loc.file += shift;
+            }
+            if several {
+                f.fingerprint =
+                    checks::fingerprint(f.rule.as_str(), &format!("{}: {}", snapshot.label, f.tool), &f.pointer);
+                f.snapshot = Some(snapshot.label.clone());
+            }
+        }
+        all.findings.append(&mut findings);
+        for (name, tool) in snapshot.tools {
+            let key = if several { format!("{}: {name}", snapshot.label) } else { name };
+            all.new.tools.insert(key, tool);
+        }
+    }
+    Ok(all)
+}
+
+/// Lints one snapshot given as text (for tests and embedding).
+///
+/// # Errors
+/// When the text is not JSON with tool objects in it.
+pub fn lint_text(text: &str, options: lint::Options) -> Result<Analysis, Error> {
+    let mut sources = Sources::default();
+    let snapshot = load::load_bytes_with("snapshot.json", text.as_bytes().to_vec(), &mut sources, load::Mode::Lint)?;
+    let findings = lint::lint(&snapshot, &sources, options);
+    Ok(Analysis { sources, old: Snapshot::empty(""), new: snapshot, findings, suppressed: Vec::new() })
 }
 
 /// Compares two snapshots given as text (for tests and embedding).

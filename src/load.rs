@@ -72,7 +72,7 @@ impl Sources {
     pub fn absorb(&mut self, other: Sources, snapshot: &mut Snapshot) {
         let shift = self.files.len();
         self.files.extend(other.files);
-        for tool in snapshot.tools.values_mut() {
+        for tool in snapshot.tools.values_mut().chain(&mut snapshot.repeated) {
             tool.file += shift;
         }
     }
@@ -122,6 +122,27 @@ pub struct Snapshot {
     /// What the user named on the command line.
     pub label: String,
     pub tools: BTreeMap<String, Tool>,
+    /// Tools whose name repeats an earlier tool's ([`Mode::Lint`] only; contract loading refuses them).
+    pub repeated: Vec<Tool>,
+}
+
+impl Snapshot {
+    /// An empty snapshot (a side that does not exist).
+    #[must_use]
+    pub fn empty(label: &str) -> Snapshot {
+        Snapshot { label: label.to_owned(), ..Snapshot::default() }
+    }
+}
+
+/// How strict loading is about the tool objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// For comparing contracts: a tool without an object `inputSchema`, an `outputSchema` that is not
+    /// a schema, or a repeated name is an input error.
+    Contract,
+    /// For `lint`: such tools are kept (lint reports them as findings); only what makes a tool
+    /// unidentifiable (no string `name`, not an object) is an input error.
+    Lint,
 }
 
 /// Loads `spec`: `-` for standard input, a directory, or a file.
@@ -129,18 +150,26 @@ pub struct Snapshot {
 /// # Errors
 /// [`Error::Io`] when it cannot be read, [`Error::Input`] when it is not a valid snapshot.
 pub fn load(spec: &str, sources: &mut Sources) -> Result<Snapshot, Error> {
-    let mut snapshot = Snapshot { label: spec.to_owned(), tools: BTreeMap::new() };
+    load_with(spec, sources, Mode::Contract)
+}
+
+/// [`load`] with a choice of strictness.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_with(spec: &str, sources: &mut Sources, mode: Mode) -> Result<Snapshot, Error> {
+    let mut snapshot = Snapshot::empty(spec);
     if spec == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
             .map_err(|e| Error::Io { path: "<stdin>".into(), message: e.to_string() })?;
-        add_file(&mut snapshot, sources, "<stdin>".into(), bytes)?;
+        add_file(&mut snapshot, sources, "<stdin>".into(), bytes, mode)?;
         return Ok(snapshot);
     }
     if let Some((rev, path)) = git::split_rev_path(spec) {
         for (name, bytes) in git::read(rev, path)? {
-            add_file(&mut snapshot, sources, name, bytes)?;
+            add_file(&mut snapshot, sources, name, bytes, mode)?;
         }
         return Ok(snapshot);
     }
@@ -153,11 +182,11 @@ pub fn load(spec: &str, sources: &mut Sources) -> Result<Snapshot, Error> {
         }
         for file in files {
             let bytes = std::fs::read(&file).map_err(|e| io_error(&file, &e))?;
-            add_file(&mut snapshot, sources, file.display().to_string(), bytes)?;
+            add_file(&mut snapshot, sources, file.display().to_string(), bytes, mode)?;
         }
     } else {
         let bytes = std::fs::read(path).map_err(|e| io_error(path, &e))?;
-        add_file(&mut snapshot, sources, spec.to_owned(), bytes)?;
+        add_file(&mut snapshot, sources, spec.to_owned(), bytes, mode)?;
     }
     Ok(snapshot)
 }
@@ -167,8 +196,16 @@ pub fn load(spec: &str, sources: &mut Sources) -> Result<Snapshot, Error> {
 /// # Errors
 /// As [`load`].
 pub fn load_bytes(name: &str, bytes: Vec<u8>, sources: &mut Sources) -> Result<Snapshot, Error> {
-    let mut snapshot = Snapshot { label: name.to_owned(), tools: BTreeMap::new() };
-    add_file(&mut snapshot, sources, name.to_owned(), bytes)?;
+    load_bytes_with(name, bytes, sources, Mode::Contract)
+}
+
+/// [`load_bytes`] with a choice of strictness.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_bytes_with(name: &str, bytes: Vec<u8>, sources: &mut Sources, mode: Mode) -> Result<Snapshot, Error> {
+    let mut snapshot = Snapshot::empty(name);
+    add_file(&mut snapshot, sources, name.to_owned(), bytes, mode)?;
     Ok(snapshot)
 }
 
@@ -234,7 +271,13 @@ fn snapshot_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     Ok(out)
 }
 
-fn add_file(snapshot: &mut Snapshot, sources: &mut Sources, name: String, bytes: Vec<u8>) -> Result<(), Error> {
+fn add_file(
+    snapshot: &mut Snapshot,
+    sources: &mut Sources,
+    name: String,
+    bytes: Vec<u8>,
+    mode: Mode,
+) -> Result<(), Error> {
     let mut text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let prefix = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
@@ -293,11 +336,15 @@ fn add_file(snapshot: &mut Snapshot, sources: &mut Sources, name: String, bytes:
     // Checking a tool reads its members; thousands of tools share the cores.
     let tools: Vec<Tool> = {
         use rayon::prelude::*;
-        found.par_iter().map(|(base, raw)| check_tool(raw, base, file, source)).collect::<Result<_, _>>()?
+        found.par_iter().map(|(base, raw)| check_tool(raw, base, file, source, mode)).collect::<Result<_, _>>()?
     };
     sources.files[file].tool_offsets = offsets;
     let source = sources.get(file);
     for tool in tools {
+        if mode == Mode::Lint && snapshot.tools.contains_key(&tool.name) {
+            snapshot.repeated.push(tool);
+            continue;
+        }
         if let Some(previous) = snapshot.tools.get(&tool.name) {
             let first = sources.get(previous.file);
             let (pl, pc) = position(first, &previous.base);
@@ -412,7 +459,7 @@ fn collect_tools<'t>(
     }
 }
 
-fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile) -> Result<Tool, Error> {
+fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile, mode: Mode) -> Result<Tool, Error> {
     if first_byte(raw) != b'{' {
         return Err(shape_error(source, base, "a tool must be a JSON object"));
     }
@@ -424,16 +471,21 @@ fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile) -> 
         let at = if raw_name.is_some() { format!("{base}/name") } else { base.to_owned() };
         return Err(shape_error(source, &at, "a tool needs a string `name`"));
     };
+    let tool = Tool { name, raw: raw.get().into(), parsed: std::sync::OnceLock::new(), file, base: base.to_owned() };
+    if mode == Mode::Lint {
+        return Ok(tool);
+    }
+    let name = &tool.name;
     match head.get("inputSchema").map(|r| first_byte(r)) {
         Some(b'{') => {}
         Some(_) => {
             return Err(shape_error(
                 source,
                 &format!("{base}/inputSchema"),
-                format!("tool `{}`: `inputSchema` must be a JSON Schema object", escape(&name)),
+                format!("tool `{}`: `inputSchema` must be a JSON Schema object", escape(name)),
             ));
         }
-        None => return Err(shape_error(source, base, format!("tool `{}` has no `inputSchema`", escape(&name)))),
+        None => return Err(shape_error(source, base, format!("tool `{}` has no `inputSchema`", escape(name)))),
     }
     if let Some(output) = head.get("outputSchema")
         && !(first_byte(output) == b'{' || matches!(output.get().trim(), "true" | "false"))
@@ -441,10 +493,10 @@ fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile) -> 
         return Err(shape_error(
             source,
             &format!("{base}/outputSchema"),
-            format!("tool `{}`: `outputSchema` must be a JSON Schema (object or boolean)", escape(&name)),
+            format!("tool `{}`: `outputSchema` must be a JSON Schema (object or boolean)", escape(name)),
         ));
     }
-    Ok(Tool { name, raw: raw.get().into(), parsed: std::sync::OnceLock::new(), file, base: base.to_owned() })
+    Ok(tool)
 }
 
 /// Makes untrusted text safe to print: control, bidi and invisible characters become escapes.
@@ -464,8 +516,23 @@ pub fn escape(s: &str) -> String {
 /// Characters that change or hide what a terminal shows.
 #[must_use]
 pub fn is_hidden(c: char) -> bool {
-    c.is_control() && c != '\n' && c != '\t'
-        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{E0000}'..='\u{E007F}')
+    hidden_kind(c).is_some()
+}
+
+/// What kind of hidden character `c` is, or `None` for a character that shows as itself. Newline and
+/// tab are ordinary text.
+#[must_use]
+pub fn hidden_kind(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\n' | '\t' => return None,
+        '\u{1B}' => "ANSI escape",
+        '\u{200B}'..='\u{200D}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{180E}' | '\u{00AD}' => "zero-width",
+        '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => "bidi control",
+        '\u{E0000}'..='\u{E007F}' => "Unicode tag",
+        '\u{E0100}'..='\u{E01EF}' => "variation selector",
+        c if c.is_control() => "control",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

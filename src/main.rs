@@ -41,6 +41,28 @@ enum Command {
         #[arg(long)]
         baseline: Option<std::path::PathBuf>,
     },
+    /// Check snapshots on their own before release (schema validity, MCP rules, hidden text, ...).
+    Lint {
+        /// Snapshot files or directories (`REV:PATH` reads PATH at a git revision, `-` reads stdin).
+        #[arg(required = true)]
+        snapshots: Vec<String>,
+        /// Also check against the Tool definition of this MCP protocol revision.
+        #[arg(long, value_name = "VERSION", value_parser = ["2025-06-18", "2025-11-25", "2026-07-28"])]
+        protocol: Option<String>,
+        #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+        format: FormatArg,
+        /// Exit 1 when a finding is at or above this severity [default: the config's `fail-on`, else error].
+        #[arg(long, value_enum)]
+        fail_on: Option<FailOn>,
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+        /// Configuration file [default: ./mcp-drift.toml when it exists].
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
+        /// A baseline of accepted findings (written by `mcp-drift baseline write`).
+        #[arg(long)]
+        baseline: Option<std::path::PathBuf>,
+    },
     /// Record today's findings as accepted, so a team can adopt mcp-drift on a noisy history.
     Baseline {
         #[command(subcommand)]
@@ -173,6 +195,39 @@ fn render(format: FormatArg, analysis: &mcp_drift::Analysis, color: Color, fail_
     }
 }
 
+/// The team's policy (config and baseline) and the effective `--fail-on`.
+fn policy(
+    config: Option<&std::path::Path>,
+    baseline: Option<&std::path::Path>,
+    fail_on: Option<FailOn>,
+) -> Result<(Policy, FailOn), mcp_drift::Error> {
+    let mut policy = Policy::load(config)?;
+    if let Some(b) = baseline {
+        policy = policy.with_baseline(b)?;
+    }
+    let fail_on = fail_on.unwrap_or(match policy.config.fail_on {
+        Some(mcp_drift::policy::FailOn::Warning) => FailOn::Warning,
+        Some(mcp_drift::policy::FailOn::Info) => FailOn::Info,
+        Some(mcp_drift::policy::FailOn::Never) => FailOn::Never,
+        _ => FailOn::Error,
+    });
+    Ok((policy, fail_on))
+}
+
+/// Prints the report and maps the findings to the exit code.
+fn report(
+    analysis: mcp_drift::Analysis,
+    format: FormatArg,
+    color: Color,
+    fail_on: FailOn,
+) -> Result<ExitCode, mcp_drift::Error> {
+    print(&render(format, &analysis, color, fail_on))?;
+    let failed = fail_on.threshold().is_some_and(|t| analysis.findings.iter().any(|f| f.severity >= t));
+    // The process ends here: freeing millions of parsed values one by one is wasted time.
+    std::mem::forget(analysis);
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
         Command::Diff { old, new, base, format, fail_on, color, config, baseline } => {
@@ -191,23 +246,20 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                 }
                 (None, None) => return Err(mcp_drift::Error::Usage("give OLD and NEW, or --base REV PATH".into())),
             };
-            let mut policy = Policy::load(config.as_deref())?;
-            if let Some(b) = baseline {
-                policy = policy.with_baseline(&b)?;
-            }
-            let fail_on = fail_on.unwrap_or(match policy.config.fail_on {
-                Some(mcp_drift::policy::FailOn::Warning) => FailOn::Warning,
-                Some(mcp_drift::policy::FailOn::Info) => FailOn::Info,
-                Some(mcp_drift::policy::FailOn::Never) => FailOn::Never,
-                _ => FailOn::Error,
-            });
+            let (policy, fail_on) = policy(config.as_deref(), baseline.as_deref(), fail_on)?;
             let mut analysis = mcp_drift::diff(&old, &new)?;
             analysis.apply_policy(&policy);
-            print(&render(format, &analysis, color, fail_on))?;
-            let failed = fail_on.threshold().is_some_and(|t| analysis.findings.iter().any(|f| f.severity >= t));
-            // The process ends here: freeing millions of parsed values one by one is wasted time.
-            std::mem::forget(analysis);
-            Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+            report(analysis, format, color, fail_on)
+        }
+        Command::Lint { snapshots, protocol, format, fail_on, color, config, baseline } => {
+            let (policy, fail_on) = policy(config.as_deref(), baseline.as_deref(), fail_on)?;
+            let protocol = protocol.map(|p| p.parse()).transpose().map_err(mcp_drift::Error::Usage)?;
+            if snapshots.iter().filter(|s| *s == "-").count() > 1 {
+                return Err(mcp_drift::Error::Usage("only one snapshot can be read from standard input".into()));
+            }
+            let mut analysis = mcp_drift::lint(&snapshots, mcp_drift::lint::Options { protocol })?;
+            analysis.apply_policy(&policy);
+            report(analysis, format, color, fail_on)
         }
         Command::Baseline { action: BaselineAction::Write { old, new, output, reason, config } } => {
             let policy = Policy::load(config.as_deref())?;

@@ -168,3 +168,79 @@ fn directories_of_several_snapshots_pair_by_path_and_group_by_file() {
     assert_eq!(files, sorted, "grouped by file");
     assert!(files.contains(&"added.json") && files.contains(&"servers/deploy.json") && files.contains(&"github.json"));
 }
+
+#[test]
+fn lint_exit_codes_formats_and_config() {
+    let clean = "corpus/lint/clean/snapshot.json";
+    bin().args(["lint", clean]).assert().code(0).stdout("");
+    bin().args(["lint", clean, "--protocol", "2025-06-18", "--format", "json"]).assert().code(0);
+    let broken = "corpus/lint/input-not-object/snapshot.json";
+    let out = bin().args(["lint", broken]).assert().code(1).get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("error[lint-input-not-object]") && text.contains("snapshot.json:"), "{text}");
+    // Warnings pass by default and fail with --fail-on warning.
+    let warn = "corpus/lint/missing-description/snapshot.json";
+    bin().args(["lint", warn]).assert().code(0);
+    bin().args(["lint", warn, "--fail-on", "warning"]).assert().code(1);
+    // Several snapshots at once: findings name their snapshot.
+    let out = bin().args(["lint", clean, broken, "--format", "json"]).assert().code(1).get_output().stdout.clone();
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert!(doc["findings"].as_array().unwrap().iter().all(|f| f["snapshot"] == broken), "{doc}");
+    // `lint-open-input` is an info unless the team opts in to a warning.
+    let open = "corpus/lint/open-input/snapshot.json";
+    bin().args(["lint", open, "--fail-on", "warning"]).assert().code(0);
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mcp-drift.toml");
+    std::fs::write(&config, "[severity]\nlint-open-input = \"warning\"\n").unwrap();
+    bin().args(["lint", open, "--fail-on", "warning", "--config", config.to_str().unwrap()]).assert().code(1);
+    for format in ["sarif", "github", "markdown", "junit"] {
+        bin().args(["lint", broken, "--format", format]).assert().code(1);
+    }
+}
+
+#[test]
+fn lint_input_errors_and_usage() {
+    bin().args(["lint"]).assert().code(2);
+    bin().args(["lint", "corpus/lint/clean/snapshot.json", "--protocol", "2024-11-05"]).assert().code(2);
+    bin().args(["lint", "no/such/file.json"]).assert().code(2);
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, b"{\"tools\": [{\"name\": \"a\", \"inputSchema\": {}},]}").unwrap();
+    let out = bin().args(["lint", bad.to_str().unwrap()]).assert().code(2).get_output().stderr.clone();
+    let err = String::from_utf8(out).unwrap();
+    assert!(err.contains("bad.json:1:") && err.lines().count() == 1, "{err}");
+    // What `diff` refuses as input (a null schema, a repeated name) is a lint finding instead.
+    std::fs::write(
+        &bad,
+        b"{\"tools\": [{\"name\": \"a\", \"inputSchema\": null}, {\"name\": \"a\", \"inputSchema\": {}}]}",
+    )
+    .unwrap();
+    let out =
+        bin().args(["lint", bad.to_str().unwrap(), "--format", "json"]).assert().code(1).get_output().stdout.clone();
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let rules: Vec<&str> = doc["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    assert!(rules.contains(&"lint-input-not-object") && rules.contains(&"lint-duplicate-tool"), "{rules:?}");
+    // Standard input works for lint too.
+    bin()
+        .args(["lint", "-"])
+        .write_stdin("{\"name\": \"ok\", \"description\": \"Fine.\", \"inputSchema\": {\"type\": \"object\", \"additionalProperties\": false}}")
+        .assert()
+        .code(0)
+        .stdout("");
+}
+
+#[test]
+fn lint_never_prints_raw_control_characters() {
+    for format in ["human", "json", "sarif", "github", "markdown", "junit"] {
+        let out = bin()
+            .args(["lint", "corpus/lint/hidden-text/snapshot.json", "--format", format, "--color", "never"])
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        let text = String::from_utf8(out).unwrap();
+        let raw: Vec<char> = text.chars().filter(|c| mcp_drift::load::is_hidden(*c) && *c != '\r').collect();
+        assert!(raw.is_empty(), "{format}: raw hidden characters {raw:?}");
+    }
+}

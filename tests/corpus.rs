@@ -9,11 +9,57 @@ use mcp_drift::catalog::{RuleId, Severity};
 
 fn cases() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let mut out: Vec<PathBuf> =
-        std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() && !p.ends_with("lint"))
+        .collect();
     out.sort();
     assert!(out.len() >= 50, "corpus has only {} cases", out.len());
     out
+}
+
+/// `corpus/lint/<case>/snapshot.json`, linted with the protocol named in `protocol` when it exists.
+fn lint_cases() -> Vec<(String, mcp_drift::Analysis)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/lint");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).collect();
+    dirs.sort();
+    dirs.iter()
+        .map(|case| {
+            let name = case.file_name().unwrap().to_string_lossy().into_owned();
+            let protocol = std::fs::read_to_string(case.join("protocol")).ok().map(|p| p.trim().parse().unwrap());
+            let path = format!("corpus/lint/{name}/snapshot.json");
+            let analysis = mcp_drift::lint(&[path], mcp_drift::lint::Options { protocol })
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, analysis)
+        })
+        .collect()
+}
+
+#[test]
+fn lint_corpus_matches_golden_output() {
+    in_root(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/lint");
+        for (name, analysis) in lint_cases() {
+            let mut settings = insta::Settings::clone_current();
+            settings.set_snapshot_path(root.join(&name));
+            settings.set_prepend_module_to_snapshot(false);
+            settings.set_omit_expression(true);
+            settings.set_input_file(root.join(&name).join("snapshot.json"));
+            settings.bind(|| {
+                insta::assert_snapshot!("human", mcp_drift::report::human::render(&analysis, false));
+                insta::assert_snapshot!("json", mcp_drift::report::json::render(&analysis));
+            });
+            if name.starts_with("clean") || name.ends_with("-valid") {
+                assert!(analysis.findings.is_empty(), "{name} must print nothing: {:#?}", analysis.findings);
+            } else if let Some(rule) = RuleId::ALL.iter().find(|r| {
+                let id = r.as_str().trim_start_matches("lint-");
+                name == id || name.starts_with(&format!("{id}-"))
+            }) {
+                assert!(analysis.findings.iter().any(|f| f.rule == *rule), "{name}: {:#?}", analysis.findings);
+            }
+        }
+    });
 }
 
 /// `old.json` or `old/`, relative to the crate root so reports show stable paths.
@@ -56,6 +102,9 @@ fn every_rule_fires_in_some_corpus_case() {
         let mut fired = BTreeSet::new();
         for case in cases() {
             let analysis = mcp_drift::diff(&side(&case, "old"), &side(&case, "new")).unwrap();
+            fired.extend(analysis.findings.iter().map(|f| f.rule));
+        }
+        for (_, analysis) in lint_cases() {
             fired.extend(analysis.findings.iter().map(|f| f.rule));
         }
         let missing: Vec<&str> = RuleId::ALL.iter().filter(|r| !fired.contains(r)).map(|r| r.as_str()).collect();

@@ -63,6 +63,16 @@ fn sarif_validates_against_the_official_schema() {
         checked += 1;
     }
     assert!(checked > 50);
+    // Lint reports are SARIF too (one location, no old side).
+    for entry in std::fs::read_dir(root.join("lint")).unwrap() {
+        let case = entry.unwrap().path().join("snapshot.json");
+        let analysis =
+            mcp_drift::lint(&[case.to_string_lossy().into_owned()], mcp_drift::lint::Options::default()).unwrap();
+        let sarif: serde_json::Value = serde_json::from_str(&report::sarif::render(&analysis)).unwrap();
+        let errors: Vec<String> =
+            validator.iter_errors(&sarif).map(|e| format!("{}: {e}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{}: {}", case.display(), errors.join("\n"));
+    }
     // The validator does reject what is not SARIF.
     let broken = serde_json::json!({"runs": [{"results": []}]});
     assert!(!validator.is_valid(&broken));

@@ -90,7 +90,13 @@ fn diagnostic(f: &Finding, sources: &Sources) -> Diagnostic<FileId> {
     let mut labels = Vec::new();
     let mut places = Vec::new();
     let quoted = |loc: &crate::checks::Location| !long_line(sources, loc);
-    for (loc, word) in [(&f.new, "now"), (&f.old, "before")] {
+    // A lint finding has one place: "here", not "now".
+    let now = if f.old.is_none() && f.rule.meta().direction == crate::catalog::RuleDirection::Snapshot {
+        "here"
+    } else {
+        "now"
+    };
+    for (loc, word) in [(&f.new, now), (&f.old, "before")] {
         if let Some(l) = loc.as_ref().filter(|l| !quoted(l)) {
             places.push(format!("{word}: {}:{}:{}", l.path, l.line, l.column));
         }
@@ -101,7 +107,7 @@ fn diagnostic(f: &Finding, sources: &Sources) -> Diagnostic<FileId> {
         } else {
             Label::primary(new.file, new.range.clone())
         };
-        labels.push(label.with_message("now"));
+        labels.push(label.with_message(now));
     }
     if let Some(old) = f.old.as_ref().filter(|l| quoted(l)) {
         let label = if removal {

@@ -9,6 +9,8 @@ use crate::checks::Location;
 #[derive(Serialize)]
 struct Doc<'a> {
     version: u32,
+    /// Empty for `lint`, which has one side.
+    #[serde(skip_serializing_if = "str::is_empty")]
     old: &'a str,
     new: &'a str,
     summary: Counts,

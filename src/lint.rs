@@ -1,0 +1,898 @@
+//! Lint: checks one snapshot on its own, before it ships. A stage beside compare/checks: it reads the
+//! loaded [`Snapshot`] (loaded with [`Mode::Lint`](crate::load::Mode), so broken tools are findings
+//! rather than input errors) and returns [`Finding`]s with one location each.
+//!
+//! Promises: every rule it emits has a document in `rules/` (ids start with `lint-`); an `error` is a
+//! proven problem (a schema that cannot be satisfied, a reference that does not resolve, a tool the MCP
+//! `Tool` definition rejects); heuristics are warnings; nothing is fetched from the network.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::str::FromStr;
+
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+use crate::catalog::{RuleId, Severity};
+use crate::checks::{self, Finding};
+use crate::load::span::escape_token;
+use crate::load::{Snapshot, Sources, escape, hidden_kind};
+use crate::schema::{self, RefProblem};
+
+/// An MCP protocol revision whose `Tool` definition `--protocol` checks against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Protocol {
+    V2025_06_18,
+    V2025_11_25,
+    V2026_07_28,
+}
+
+impl Protocol {
+    pub const ALL: [Protocol; 3] = [Protocol::V2025_06_18, Protocol::V2025_11_25, Protocol::V2026_07_28];
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::V2025_06_18 => "2025-06-18",
+            Protocol::V2025_11_25 => "2025-11-25",
+            Protocol::V2026_07_28 => "2026-07-28",
+        }
+    }
+}
+
+impl FromStr for Protocol {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Protocol::ALL.into_iter().find(|p| p.as_str() == s).ok_or_else(|| {
+            let known: Vec<&str> = Protocol::ALL.iter().map(|p| p.as_str()).collect();
+            format!("unknown MCP protocol version `{s}` (known: {})", known.join(", "))
+        })
+    }
+}
+
+/// What to check beyond the default rules.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Check against the `Tool` definition of this protocol revision (`lint-protocol-version`).
+    pub protocol: Option<Protocol>,
+}
+
+/// Lints every tool of a snapshot (in parallel), sorted like diff findings.
+#[must_use]
+pub fn lint(snapshot: &Snapshot, sources: &Sources, options: Options) -> Vec<Finding> {
+    let mut out: Vec<Finding> = snapshot
+        .tools
+        .par_iter()
+        .flat_map_iter(|(_, tool)| {
+            let hits = tool_hits(tool.value(), options);
+            hits.into_iter().map(|h| checks::standalone(h.rule, h.severity, tool, h.pointer, h.vars, sources))
+        })
+        .collect();
+    for tool in &snapshot.repeated {
+        let first = snapshot.tools.get(&tool.name).and_then(|t| {
+            let file = sources.get(t.file);
+            let offset = file.tool_offset(&t.base)?;
+            let (line, column) = file.line_column(offset);
+            Some(format!("{}:{line}:{column}", file.name))
+        });
+        let detail = first.map_or_else(String::new, |at| format!(" (first defined at {at})"));
+        out.push(checks::standalone(
+            RuleId::LintDuplicateTool,
+            None,
+            tool,
+            String::new(),
+            vec![("detail", detail)],
+            sources,
+        ));
+    }
+    checks::sort(&mut out);
+    out
+}
+
+/// One problem found in a tool, before it becomes a [`Finding`].
+struct Hit {
+    rule: RuleId,
+    severity: Option<Severity>,
+    /// JSON Pointer inside the tool object.
+    pointer: String,
+    vars: Vec<(&'static str, String)>,
+}
+
+impl Hit {
+    fn new(rule: RuleId, pointer: impl Into<String>) -> Hit {
+        Hit { rule, severity: None, pointer: pointer.into(), vars: Vec::new() }
+    }
+    fn var(mut self, key: &'static str, value: impl Into<String>) -> Hit {
+        self.vars.push((key, value.into()));
+        self
+    }
+    fn severity(mut self, s: Severity) -> Hit {
+        self.severity = Some(s);
+        self
+    }
+}
+
+fn tool_hits(tool: &Value, options: Options) -> Vec<Hit> {
+    let mut out = Vec::new();
+    let Some(t) = tool.as_object() else { return out };
+    let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
+    tool_name(name, &mut out);
+    tool_members(t, &mut out);
+    hidden_text(t, &mut out);
+    descriptions(t, &mut out);
+    annotations(t, &mut out);
+    match t.get("inputSchema") {
+        Some(input @ Value::Object(root)) => {
+            input_shape(root, &mut out);
+            schema_checks(input, "/inputSchema", &mut out);
+        }
+        other => out.push(Hit::new(RuleId::LintInputNotObject, if other.is_some() { "/inputSchema" } else { "" }).var(
+            "detail",
+            match other {
+                None => "is missing".to_owned(),
+                Some(v) => format!("is {}, not a JSON Schema object", kind_of(v)),
+            },
+        )),
+    }
+    if let Some(output) = t.get("outputSchema") {
+        if output.is_object() || output.is_boolean() {
+            schema_checks(output, "/outputSchema", &mut out);
+        } else {
+            out.push(
+                Hit::new(RuleId::LintToolInvalid, "/outputSchema")
+                    .var("detail", format!("`outputSchema` is {}, not a JSON Schema", kind_of(output))),
+            );
+        }
+    }
+    if let Some(p) = options.protocol {
+        protocol(t, p, &mut out);
+    }
+    out
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `lint-tool-name`: 1 to 128 characters of `A-Za-z0-9_-.` (the MCP naming guidance).
+fn tool_name(name: &str, out: &mut Vec<Hit>) {
+    let count = name.chars().count();
+    let detail = if count == 0 {
+        Some("is empty".to_owned())
+    } else if count > 128 {
+        Some(format!("is {count} characters long (at most 128)"))
+    } else {
+        let odd: BTreeSet<char> =
+            name.chars().filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))).collect();
+        (!odd.is_empty()).then(|| {
+            let shown: Vec<String> =
+                odd.iter().take(5).map(|c| format!("{} (U+{:04X})", show_char(*c), *c as u32)).collect();
+            format!("contains {} (allowed: A-Z, a-z, 0-9, `_`, `-`, `.`)", shown.join(", "))
+        })
+    };
+    if let Some(detail) = detail {
+        out.push(Hit::new(RuleId::LintToolName, "/name").var("detail", detail));
+    }
+}
+
+fn show_char(c: char) -> String {
+    match c {
+        ' ' => "a space".to_owned(),
+        c if c.is_whitespace() => "a blank".to_owned(),
+        c if hidden_kind(c).is_some() => "a hidden character".to_owned(),
+        c => format!("`{c}`"),
+    }
+}
+
+/// `lint-tool-invalid`: members whose type the MCP `Tool` definition fixes in every revision.
+fn tool_members(t: &Map<String, Value>, out: &mut Vec<Hit>) {
+    let mut bad = |pointer: &str, what: &str, expected: &str, v: &Value| {
+        out.push(
+            Hit::new(RuleId::LintToolInvalid, pointer)
+                .var("detail", format!("`{what}` must be {expected}, found {}", kind_of(v))),
+        );
+    };
+    for key in ["title", "description"] {
+        if let Some(v) = t.get(key).filter(|v| !v.is_string()) {
+            bad(&format!("/{key}"), key, "a string", v);
+        }
+    }
+    if let Some(v) = t.get("_meta").filter(|v| !v.is_object()) {
+        bad("/_meta", "_meta", "an object", v);
+    }
+    match t.get("annotations") {
+        Some(Value::Object(a)) => {
+            for (key, v) in a {
+                let expected = match key.as_str() {
+                    "title" => (!v.is_string()).then_some("a string"),
+                    "readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint" => {
+                        (!v.is_boolean()).then_some("a boolean")
+                    }
+                    _ => None,
+                };
+                if let Some(expected) = expected {
+                    bad(&format!("/annotations/{}", escape_token(key)), &format!("annotations.{key}"), expected, v);
+                }
+            }
+        }
+        Some(v) => bad("/annotations", "annotations", "an object", v),
+        None => {}
+    }
+}
+
+/// `lint-hidden-text`: invisible or terminal-controlling characters in names, titles and descriptions.
+fn hidden_text(t: &Map<String, Value>, out: &mut Vec<Hit>) {
+    let mut check = |pointer: String, what: String, text: &str| {
+        if let Some(detail) = hidden_detail(text) {
+            out.push(Hit::new(RuleId::LintHiddenText, pointer).var("what", what).var("detail", detail));
+        }
+    };
+    for (key, what) in [("name", "the tool name"), ("title", "the tool title"), ("description", "the tool description")]
+    {
+        if let Some(s) = t.get(key).and_then(Value::as_str) {
+            check(format!("/{key}"), what.to_owned(), s);
+        }
+    }
+    if let Some(s) = t.get("annotations").and_then(|a| a.get("title")).and_then(Value::as_str) {
+        check("/annotations/title".into(), "annotations.title".into(), s);
+    }
+    for side in ["inputSchema", "outputSchema"] {
+        let Some(root) = t.get(side) else { continue };
+        each_schema(root, &format!("/{side}"), &mut |ptr, map| {
+            for key in ["title", "description"] {
+                if let Some(s) = map.get(key).and_then(Value::as_str) {
+                    check(format!("{ptr}/{key}"), format!("the {key} at `{}`", where_(ptr)), s);
+                }
+            }
+            if let Some(Value::Object(props)) = map.get("properties") {
+                for name in props.keys() {
+                    check(
+                        format!("{ptr}/properties/{}", escape_token(name)),
+                        format!("a property name in `{}`", where_(ptr)),
+                        name,
+                    );
+                }
+            }
+        });
+    }
+}
+
+/// `U+200B (zero-width) at character 12, …` or `None` for clean text. A carriage return before a
+/// newline is ordinary line ending.
+fn hidden_detail(text: &str) -> Option<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let found: Vec<(usize, char, &str)> = chars
+        .iter()
+        .enumerate()
+        .filter(|&(i, &c)| !(c == '\r' && chars.get(i + 1) == Some(&'\n')))
+        .filter_map(|(i, &c)| hidden_kind(c).map(|k| (i + 1, c, k)))
+        .collect();
+    if found.is_empty() {
+        return None;
+    }
+    let mut detail: Vec<String> =
+        found.iter().take(3).map(|(at, c, kind)| format!("U+{:04X} ({kind}) at character {at}", *c as u32)).collect();
+    if found.len() > 3 {
+        detail.push(format!("and {} more", found.len() - 3));
+    }
+    Some(detail.join(", "))
+}
+
+/// `lint-missing-description`: the tool and each top-level parameter.
+fn descriptions(t: &Map<String, Value>, out: &mut Vec<Hit>) {
+    // A description of the wrong type is `lint-tool-invalid`, not missing.
+    let blank = |v: Option<&Value>| v.is_none_or(|v| v.as_str().is_some_and(|s| s.trim().is_empty()));
+    if blank(t.get("description")) {
+        let pointer = if t.contains_key("description") { "/description" } else { "" };
+        out.push(Hit::new(RuleId::LintMissingDescription, pointer).var("what", "the tool"));
+    }
+    let Some(root) = t.get("inputSchema").filter(|v| v.is_object()) else { return };
+    let Some(Value::Object(props)) = root.get("properties") else { return };
+    for (name, schema) in props {
+        // A parameter described where its `$ref` points is described.
+        let target = schema.get("$ref").and_then(Value::as_str).and_then(|r| schema::resolve(root, r).ok());
+        let described = !blank(schema.get("description")) || target.is_some_and(|(_, v)| !blank(v.get("description")));
+        if !described {
+            out.push(
+                Hit::new(RuleId::LintMissingDescription, format!("/inputSchema/properties/{}", escape_token(name)))
+                    .var("what", format!("parameter `{}`", escape(name))),
+            );
+        }
+    }
+}
+
+/// Verbs that say a tool deletes or overwrites something.
+const DESTRUCTIVE: &[&str] = &[
+    "delete",
+    "deletes",
+    "deleting",
+    "remove",
+    "removes",
+    "removing",
+    "destroy",
+    "destroys",
+    "drop",
+    "drops",
+    "purge",
+    "purges",
+    "erase",
+    "erases",
+    "wipe",
+    "wipes",
+    "overwrite",
+    "overwrites",
+    "truncate",
+    "truncates",
+];
+
+/// `lint-annotation-contradiction`: hints that cannot all be true, or a destructive description under
+/// hints that promise no harm.
+fn annotations(t: &Map<String, Value>, out: &mut Vec<Hit>) {
+    let Some(Value::Object(a)) = t.get("annotations") else { return };
+    let hint = |k: &str| a.get(k).and_then(Value::as_bool);
+    let mut say = |pointer: &str, detail: String| {
+        out.push(Hit::new(RuleId::LintAnnotationContradiction, pointer).var("detail", detail));
+    };
+    if hint("readOnlyHint") == Some(true) {
+        if hint("destructiveHint") == Some(true) {
+            say(
+                "/annotations/destructiveHint",
+                "`readOnlyHint: true` says the tool changes nothing, `destructiveHint: true` says it may destroy data"
+                    .into(),
+            );
+        }
+        if hint("idempotentHint") == Some(false) {
+            say(
+                "/annotations/idempotentHint",
+                "`readOnlyHint: true` says the tool changes nothing, so repeating a call cannot have more effect, yet `idempotentHint: false`".into(),
+            );
+        }
+    }
+    let promise = if hint("readOnlyHint") == Some(true) {
+        Some("readOnlyHint")
+    } else if hint("readOnlyHint") == Some(false) && hint("destructiveHint") == Some(false) {
+        Some("destructiveHint")
+    } else {
+        None
+    };
+    if let (Some(key), Some(description)) = (promise, t.get("description").and_then(Value::as_str))
+        && let Some(verb) = destructive_verb(description)
+    {
+        say(
+            &format!("/annotations/{key}"),
+            format!(
+                "`{key}: {}` promises no destructive effect, but the description says \"{verb}\"",
+                key == "readOnlyHint"
+            ),
+        );
+    }
+}
+
+/// The first destructive verb of a text that is not negated just before it ("never deletes").
+fn destructive_verb(text: &str) -> Option<String> {
+    let words: Vec<String> =
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
+    words.iter().enumerate().find_map(|(i, w)| {
+        let negated = words[i.saturating_sub(3)..i]
+            .iter()
+            .any(|p| matches!(p.as_str(), "not" | "never" | "no" | "without" | "nothing" | "doesn" | "won" | "cannot"));
+        (DESTRUCTIVE.contains(&w.as_str()) && !negated).then(|| w.clone())
+    })
+}
+
+/// `lint-input-not-object`, `lint-root-combinator`, `lint-open-input`: the root of `inputSchema`.
+fn input_shape(root: &Map<String, Value>, out: &mut Vec<Hit>) {
+    match root.get("type") {
+        Some(Value::String(s)) if s == "object" => {}
+        None => out.push(
+            Hit::new(RuleId::LintInputNotObject, "/inputSchema")
+                .var("detail", "has no `\"type\": \"object\"` at its root".to_owned()),
+        ),
+        Some(other) => out.push(
+            Hit::new(RuleId::LintInputNotObject, "/inputSchema/type")
+                .var("detail", format!("has `\"type\": {}` at its root, not `\"object\"`", checks::show(other))),
+        ),
+    }
+    for keyword in ["anyOf", "oneOf", "allOf", "not", "if"] {
+        if root.contains_key(keyword) {
+            out.push(Hit::new(RuleId::LintRootCombinator, format!("/inputSchema/{keyword}")).var("keyword", keyword));
+        }
+    }
+    let closed = |k: &str| root.get(k) == Some(&Value::Bool(false));
+    let open = matches!(root.get("additionalProperties"), None | Some(Value::Bool(true)));
+    if open && !closed("unevaluatedProperties") && root.get("type") == Some(&Value::String("object".into())) {
+        out.push(Hit::new(RuleId::LintOpenInput, "/inputSchema"));
+    }
+}
+
+/// `inputSchema`, `/properties/a/items` -> `inputSchema.a[]`.
+fn where_(ptr: &str) -> String {
+    let side = if ptr.starts_with("/outputSchema") { "outputSchema" } else { "inputSchema" };
+    let rest = checks::readable_path(ptr);
+    if rest.starts_with('(') {
+        side.to_owned()
+    } else if rest.starts_with('#') {
+        format!("{side} {rest}")
+    } else {
+        format!("{side}.{rest}")
+    }
+}
+
+/// Every subschema of `root` (schema positions only: applicators and definitions, never instance data
+/// such as `enum`, `const`, `default`, `examples`), with its pointer. Iterative.
+fn each_schema<'a>(root: &'a Value, base: &str, f: &mut dyn FnMut(&str, &'a Map<String, Value>)) {
+    const MAPS: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+    const ONE: &[&str] = &[
+        "additionalProperties",
+        "items",
+        "contains",
+        "not",
+        "if",
+        "then",
+        "else",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "additionalItems",
+        "contentSchema",
+    ];
+    const LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
+    let mut stack = vec![(base.to_owned(), root)];
+    while let Some((ptr, value)) = stack.pop() {
+        let Value::Object(map) = value else { continue };
+        f(&ptr, map);
+        for (k, v) in map.iter().rev() {
+            let at = format!("{ptr}/{}", escape_token(k));
+            match v {
+                Value::Object(children) if MAPS.contains(&k.as_str()) => {
+                    for (name, child) in children.iter().rev() {
+                        stack.push((format!("{at}/{}", escape_token(name)), child));
+                    }
+                }
+                Value::Object(_) if ONE.contains(&k.as_str()) => stack.push((at, v)),
+                Value::Array(list) if LISTS.contains(&k.as_str()) => {
+                    for (i, child) in list.iter().enumerate().rev() {
+                        stack.push((format!("{at}/{i}"), child));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The JSON Schema dialect a schema declares with `$schema` (2020-12 when it declares none, as MCP
+/// specifies), or the unknown URI.
+fn dialect(schema: &Value) -> Result<jsonschema::Draft, String> {
+    use jsonschema::Draft;
+    let Some(uri) = schema.get("$schema") else { return Ok(Draft::Draft202012) };
+    let Some(s) = uri.as_str() else { return Err(uri.to_string()) };
+    let bare = s.trim_end_matches('#').trim_start_matches("https://").trim_start_matches("http://");
+    Ok(match bare {
+        "json-schema.org/draft/2020-12/schema" => Draft::Draft202012,
+        "json-schema.org/draft/2019-09/schema" => Draft::Draft201909,
+        "json-schema.org/draft-07/schema" => Draft::Draft7,
+        "json-schema.org/draft-06/schema" => Draft::Draft6,
+        "json-schema.org/draft-04/schema" => Draft::Draft4,
+        _ => return Err(s.to_owned()),
+    })
+}
+
+fn dialect_name(d: jsonschema::Draft) -> &'static str {
+    use jsonschema::Draft;
+    match d {
+        Draft::Draft4 => "draft-04",
+        Draft::Draft6 => "draft-06",
+        Draft::Draft7 => "draft-07",
+        Draft::Draft201909 => "2019-09",
+        _ => "2020-12",
+    }
+}
+
+fn meta_validator(d: jsonschema::Draft) -> jsonschema::meta::MetaValidator<'static> {
+    use jsonschema::Draft;
+    match d {
+        Draft::Draft4 => jsonschema::draft4::meta::validator(),
+        Draft::Draft6 => jsonschema::draft6::meta::validator(),
+        Draft::Draft7 => jsonschema::draft7::meta::validator(),
+        Draft::Draft201909 => jsonschema::draft201909::meta::validator(),
+        _ => jsonschema::draft202012::meta::validator(),
+    }
+}
+
+/// At most this many meta-schema violations are reported per schema.
+const MAX_INVALID: usize = 10;
+
+/// Everything checked inside one schema document (`inputSchema` or `outputSchema`).
+fn schema_checks(root: &Value, base: &str, out: &mut Vec<Hit>) {
+    let side = &base[1..];
+    let draft = match dialect(root) {
+        Ok(d) => d,
+        Err(_) if root.get("$schema").is_some_and(|v| !v.is_string()) => {
+            out.push(
+                Hit::new(RuleId::LintSchemaInvalid, format!("{base}/$schema"))
+                    .var("what", side)
+                    .var("dialect", "any dialect")
+                    .var("detail", "`$schema` must be a URI string".to_owned()),
+            );
+            return;
+        }
+        Err(uri) => {
+            out.push(
+                Hit::new(RuleId::LintSchemaInvalid, format!("{base}/$schema"))
+                    .severity(Severity::Warning)
+                    .var("what", side)
+                    .var("dialect", "unknown dialect")
+                    .var(
+                        "detail",
+                        format!(
+                            "`$schema` {} is not a JSON Schema dialect mcp-drift knows, so the schema was not checked",
+                            escape(&uri)
+                        ),
+                    ),
+            );
+            return;
+        }
+    };
+    let meta = meta_validator(draft);
+    let errors: Vec<(String, String)> =
+        meta.iter_errors(root).map(|e| (e.instance_path().to_string(), e.to_string())).collect();
+    for (at, message) in errors.iter().take(MAX_INVALID) {
+        out.push(
+            Hit::new(RuleId::LintSchemaInvalid, format!("{base}{at}"))
+                .var("what", side)
+                .var("dialect", dialect_name(draft))
+                .var("detail", escape(message)),
+        );
+    }
+    if errors.is_empty()
+        && let Err(e) = jsonschema::options().with_draft(draft).build(root)
+        && !matches!(e.kind(), jsonschema::error::ValidationErrorKind::Referencing(_))
+    {
+        // Beyond the meta-schema: a `pattern` that is not a regular expression, for example.
+        out.push(
+            Hit::new(RuleId::LintSchemaInvalid, format!("{base}{}", e.instance_path()))
+                .var("what", side)
+                .var("dialect", dialect_name(draft))
+                .var("detail", escape(&e.to_string())),
+        );
+    }
+    references(root, base, out);
+    required_declared(root, base, out);
+    if errors.is_empty() {
+        defaults(root, base, draft, out);
+    }
+}
+
+/// `lint-ref-unresolved` and `lint-ref-remote`.
+fn references(root: &Value, base: &str, out: &mut Vec<Hit>) {
+    each_schema(root, base, &mut |ptr, map| {
+        for keyword in ["$ref", "$dynamicRef"] {
+            let Some(reference) = map.get(keyword).and_then(Value::as_str) else { continue };
+            let pointer = format!("{ptr}/{}", escape_token(keyword));
+            let resolved = if keyword == "$dynamicRef" {
+                dynamic_anchor(root, reference)
+            } else {
+                schema::resolve(root, reference).map(|_| ())
+            };
+            match resolved {
+                Ok(()) | Err(RefProblem::Dynamic(_) | RefProblem::TooLong(_)) => {}
+                Err(RefProblem::Remote(_)) => out.push(
+                    Hit::new(RuleId::LintRefRemote, pointer).var("keyword", keyword).var("name", escape(reference)),
+                ),
+                Err(RefProblem::Unresolved(_)) => out.push(
+                    Hit::new(RuleId::LintRefUnresolved, pointer).var("keyword", keyword).var("name", escape(reference)),
+                ),
+            }
+        }
+    });
+}
+
+/// A `$dynamicRef` resolves like a `$ref`, or to a `$dynamicAnchor` of that name.
+fn dynamic_anchor(root: &Value, reference: &str) -> Result<(), RefProblem> {
+    if let Some(name) = reference.strip_prefix('#').filter(|n| !n.is_empty() && !n.starts_with('/')) {
+        let mut found = false;
+        each_schema(root, "", &mut |_, map| {
+            found |= map.get("$dynamicAnchor").and_then(Value::as_str) == Some(name);
+        });
+        if found {
+            return Ok(());
+        }
+    }
+    schema::resolve(root, reference).map(|_| ())
+}
+
+/// `lint-required-undeclared`: a required name no schema declares. An error when the same schema
+/// forbids undeclared names (nothing can satisfy it), a warning otherwise.
+fn required_declared(root: &Value, base: &str, out: &mut Vec<Hit>) {
+    // Per visited schema: the names it and its applicator members declare for the same object. Visits
+    // come in pre-order, so the ancestors of a schema are already here when it is checked.
+    let mut seen: Vec<(String, BTreeSet<String>)> = Vec::new();
+    each_schema(root, base, &mut |ptr, map| {
+        let mut shared = declared(root, map);
+        for k in ["allOf", "anyOf", "oneOf"] {
+            for member in map.get(k).and_then(Value::as_array).into_iter().flatten() {
+                if let Value::Object(m) = member {
+                    shared.extend(declared(root, m));
+                }
+            }
+        }
+        for k in ["if", "then", "else"] {
+            if let Some(Value::Object(m)) = map.get(k) {
+                shared.extend(declared(root, m));
+            }
+        }
+        seen.push((ptr.to_owned(), shared));
+        let Some(Value::Array(required)) = map.get("required") else { return };
+        // `additionalProperties` sees only the `properties` of its own schema object.
+        let local: BTreeSet<&str> = map
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let closed = map.get("additionalProperties") == Some(&Value::Bool(false));
+        let patterns = map.get("patternProperties").and_then(Value::as_object);
+        let dynamic = map.contains_key("$dynamicRef") || map.contains_key("$recursiveRef");
+        for (i, name) in required.iter().enumerate() {
+            let Some(name) = name.as_str() else { continue };
+            if local.contains(name) {
+                continue;
+            }
+            let matched = patterns.map(|p| pattern_matches(p, name));
+            let pointer = format!("{ptr}/required/{i}");
+            if closed && matches!(matched, None | Some(Some(false))) {
+                out.push(
+                    Hit::new(RuleId::LintRequiredUndeclared, pointer)
+                        .var("name", escape(name))
+                        .var("path", where_(ptr))
+                        .var(
+                            "detail",
+                            "; `additionalProperties: false` in the same schema forbids it, so no object is valid here",
+                        ),
+                );
+                continue;
+            }
+            let known = seen.iter().any(|(p, names)| (p == ptr || is_applicator_child(p, ptr)) && names.contains(name));
+            if !known && matched.is_none() && !dynamic {
+                out.push(
+                    Hit::new(RuleId::LintRequiredUndeclared, pointer)
+                        .severity(Severity::Warning)
+                        .var("name", escape(name))
+                        .var("path", where_(ptr))
+                        .var("detail", "; callers are told to send it but not what it is"),
+                );
+            }
+        }
+    });
+}
+
+/// Whether `child` is reached from `parent` through applicators only (same instance location).
+fn is_applicator_child(parent: &str, child: &str) -> bool {
+    let Some(rest) = child.strip_prefix(parent).and_then(|r| r.strip_prefix('/')) else { return false };
+    let mut tokens = rest.split('/').peekable();
+    while let Some(t) = tokens.next() {
+        match t {
+            "allOf" | "anyOf" | "oneOf" | "dependentSchemas" => {
+                if tokens.next().is_none() {
+                    return false;
+                }
+            }
+            "not" | "if" | "then" | "else" => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Property names a schema object declares, including through a local `$ref` beside them.
+fn declared(root: &Value, map: &Map<String, Value>) -> BTreeSet<String> {
+    let mut names: BTreeSet<String> =
+        map.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    if let Some(r) = map.get("$ref").and_then(Value::as_str)
+        && let Ok((_, Value::Object(target))) = schema::resolve(root, r)
+        && let Some(Value::Object(p)) = target.get("properties")
+    {
+        names.extend(p.keys().cloned());
+    }
+    names
+}
+
+/// Whether some `patternProperties` pattern matches `name`, decided by the validator's own regex
+/// engine; `None` when a pattern cannot be compiled.
+fn pattern_matches(patterns: &Map<String, Value>, name: &str) -> Option<bool> {
+    let any: Vec<Value> = patterns.keys().map(|p| serde_json::json!({"pattern": p})).collect();
+    let probe = serde_json::json!({"propertyNames": {"anyOf": any}});
+    let validator = jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(&probe).ok()?;
+    Some(validator.is_valid(&serde_json::json!({ name: null })))
+}
+
+/// `lint-default-invalid` and `lint-enum-default-mismatch`: `default` and `examples` values that their
+/// own schema rejects.
+fn defaults(root: &Value, base: &str, draft: jsonschema::Draft, out: &mut Vec<Hit>) {
+    each_schema(root, base, &mut |ptr, map| {
+        let mut values: Vec<(String, &'static str, &Value)> = Vec::new();
+        if let Some(d) = map.get("default") {
+            values.push((format!("{ptr}/default"), "default", d));
+        }
+        if let Some(Value::Array(list)) = map.get("examples") {
+            for (i, e) in list.iter().enumerate() {
+                values.push((format!("{ptr}/examples/{i}"), "examples", e));
+            }
+        }
+        if values.is_empty() {
+            return;
+        }
+        let mut validator: Option<Option<jsonschema::Validator>> = None;
+        for (pointer, keyword, value) in values {
+            let allowed = match (map.get("enum"), map.get("const")) {
+                (Some(Value::Array(list)), _) => list.iter().any(|x| schema::json_eq(x, value)),
+                (_, Some(c)) => schema::json_eq(c, value),
+                _ => true,
+            };
+            if !allowed {
+                out.push(
+                    Hit::new(RuleId::LintEnumDefaultMismatch, pointer)
+                        .var("keyword", keyword)
+                        .var("detail", checks::show(value))
+                        .var("path", where_(ptr)),
+                );
+                continue;
+            }
+            let v = validator.get_or_insert_with(|| standalone_validator(root, map, draft));
+            if let Some(err) = v.as_ref().and_then(|v| v.validate(value).err()) {
+                let at = err.instance_path().to_string();
+                let mut reason = escape(&err.to_string());
+                if !at.is_empty() {
+                    let _ = write!(reason, " (at {at})");
+                }
+                out.push(
+                    Hit::new(RuleId::LintDefaultInvalid, pointer)
+                        .var("keyword", keyword)
+                        .var("detail", checks::show(value))
+                        .var("path", where_(ptr))
+                        .var("reason", reason),
+                );
+            }
+        }
+    });
+}
+
+/// A validator for one subschema on its own; local references into the root's definitions keep
+/// working. `None` when it cannot be built that way (a reference elsewhere into the root): then the
+/// value is not judged.
+fn standalone_validator(
+    root: &Value,
+    map: &Map<String, Value>,
+    draft: jsonschema::Draft,
+) -> Option<jsonschema::Validator> {
+    let mut schema = map.clone();
+    schema.remove("default");
+    schema.remove("examples");
+    if schema::contains_ref(&Value::Object(schema.clone())) {
+        for k in ["$defs", "definitions"] {
+            if let (Some(defs), false) = (root.get(k), schema.contains_key(k)) {
+                schema.insert(k.to_owned(), defs.clone());
+            }
+        }
+    }
+    jsonschema::options().with_draft(draft).build(&Value::Object(schema)).ok()
+}
+
+/// `lint-protocol-version`: what one revision of the MCP `Tool` definition adds to the rules above.
+fn protocol(t: &Map<String, Value>, p: Protocol, out: &mut Vec<Hit>) {
+    let version = p.as_str();
+    let mut hit = |pointer: String, detail: String| {
+        out.push(Hit::new(RuleId::LintProtocolVersion, pointer).var("version", version).var("detail", detail));
+    };
+    let object_roots = p < Protocol::V2026_07_28;
+    match t.get("outputSchema") {
+        Some(Value::Object(o)) if object_roots && o.get("type") != Some(&Value::String("object".into())) => hit(
+            "/outputSchema".into(),
+            "`outputSchema` must have `\"type\": \"object\"` at its root (any schema is allowed from 2026-07-28)"
+                .into(),
+        ),
+        Some(Value::Bool(_)) => {
+            hit("/outputSchema".into(), "`outputSchema` must be a schema object, not a boolean".into());
+        }
+        _ => {}
+    }
+    if object_roots {
+        for side in ["inputSchema", "outputSchema"] {
+            let Some(Value::Object(props)) = t.get(side).and_then(|s| s.get("properties")) else { continue };
+            for (name, schema) in props {
+                if !schema.is_object() {
+                    hit(
+                        format!("/{side}/properties/{}", escape_token(name)),
+                        format!(
+                            "the schema of `{}` must be an object, not {} (boolean property schemas are allowed from 2026-07-28)",
+                            escape(name),
+                            kind_of(schema)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    let absent = |key: &str, since: &str, until: Option<&str>| {
+        let exists = version >= since && until.is_none_or(|u| version < u);
+        (t.contains_key(key) && !exists).then(|| {
+            let span = until.map_or_else(|| format!("from {since}"), |u| format!("from {since} until {u}"));
+            format!("`{key}` is not part of MCP {version} (it exists {span}); clients on this version ignore it")
+        })
+    };
+    for (key, since, until) in [("icons", "2025-11-25", None), ("execution", "2025-11-25", Some("2026-07-28"))] {
+        if let Some(detail) = absent(key, since, until) {
+            out.push(
+                Hit::new(RuleId::LintProtocolVersion, format!("/{key}"))
+                    .severity(Severity::Warning)
+                    .var("version", version)
+                    .var("detail", detail),
+            );
+        } else if t.contains_key(key) {
+            let problems = if key == "icons" { icons(&t[key]) } else { execution(&t[key]) };
+            for (pointer, detail) in problems {
+                out.push(
+                    Hit::new(RuleId::LintProtocolVersion, format!("/{key}{pointer}"))
+                        .var("version", version)
+                        .var("detail", detail),
+                );
+            }
+        }
+    }
+}
+
+/// Problems of an `icons` member against the `Icon` definition.
+fn icons(v: &Value) -> Vec<(String, String)> {
+    let Value::Array(list) = v else {
+        return vec![(String::new(), format!("`icons` must be an array, found {}", kind_of(v)))];
+    };
+    let mut out = Vec::new();
+    for (i, icon) in list.iter().enumerate() {
+        let Value::Object(m) = icon else {
+            out.push((format!("/{i}"), format!("an icon must be an object, found {}", kind_of(icon))));
+            continue;
+        };
+        match m.get("src") {
+            Some(Value::String(_)) => {}
+            Some(other) => out.push((format!("/{i}/src"), format!("`src` must be a string, found {}", kind_of(other)))),
+            None => out.push((format!("/{i}"), "an icon needs a `src`".into())),
+        }
+        if let Some(x) = m.get("mimeType").filter(|x| !x.is_string()) {
+            out.push((format!("/{i}/mimeType"), format!("`mimeType` must be a string, found {}", kind_of(x))));
+        }
+        if let Some(x) = m.get("sizes").filter(|x| !x.as_array().is_some_and(|a| a.iter().all(Value::is_string))) {
+            out.push((
+                format!("/{i}/sizes"),
+                format!("`sizes` must be an array of strings, found {}", checks::show(x)),
+            ));
+        }
+        if let Some(x) = m.get("theme").filter(|x| !matches!(x.as_str(), Some("dark" | "light"))) {
+            out.push((
+                format!("/{i}/theme"),
+                format!("`theme` must be \"dark\" or \"light\", found {}", checks::show(x)),
+            ));
+        }
+    }
+    out
+}
+
+/// Problems of an `execution` member against the 2025-11-25 `ToolExecution` definition.
+fn execution(v: &Value) -> Vec<(String, String)> {
+    let Value::Object(m) = v else {
+        return vec![(String::new(), format!("`execution` must be an object, found {}", kind_of(v)))];
+    };
+    match m.get("taskSupport") {
+        Some(x) if !matches!(x.as_str(), Some("forbidden" | "optional" | "required")) => vec![(
+            "/taskSupport".into(),
+            format!("`taskSupport` must be \"forbidden\", \"optional\" or \"required\", found {}", checks::show(x)),
+        )],
+        _ => Vec::new(),
+    }
+}

@@ -116,15 +116,23 @@ fn tool_hits(tool: &Value, options: Options) -> Vec<Hit> {
     let mut out = Vec::new();
     let Some(t) = tool.as_object() else { return out };
     let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
+    // Each schema document is walked once; every check reads the same list of subschemas.
+    let docs: Vec<Doc<'_>> = ["inputSchema", "outputSchema"]
+        .into_iter()
+        .filter_map(|side| t.get(side).filter(|v| v.is_object() || v.is_boolean()).map(|root| Doc::new(root, side)))
+        .collect();
+    let doc = |side: &str| docs.iter().find(|d| d.side == side);
     tool_name(name, &mut out);
     tool_members(t, &mut out);
-    hidden_text(t, &mut out);
+    hidden_text(t, &docs, &mut out);
     descriptions(t, &mut out);
     annotations(t, &mut out);
     match t.get("inputSchema") {
-        Some(input @ Value::Object(root)) => {
+        Some(Value::Object(root)) => {
             input_shape(root, &mut out);
-            schema_checks(input, "/inputSchema", &mut out);
+            if let Some(d) = doc("inputSchema") {
+                schema_checks(d, &mut out);
+            }
         }
         other => out.push(Hit::new(RuleId::LintInputNotObject, if other.is_some() { "/inputSchema" } else { "" }).var(
             "detail",
@@ -135,8 +143,8 @@ fn tool_hits(tool: &Value, options: Options) -> Vec<Hit> {
         )),
     }
     if let Some(output) = t.get("outputSchema") {
-        if output.is_object() || output.is_boolean() {
-            schema_checks(output, "/outputSchema", &mut out);
+        if let Some(d) = doc("outputSchema") {
+            schema_checks(d, &mut out);
         } else {
             out.push(
                 Hit::new(RuleId::LintToolInvalid, "/outputSchema")
@@ -228,45 +236,43 @@ fn tool_members(t: &Map<String, Value>, out: &mut Vec<Hit>) {
 }
 
 /// `lint-hidden-text`: invisible or terminal-controlling characters in names, titles and descriptions.
-fn hidden_text(t: &Map<String, Value>, out: &mut Vec<Hit>) {
-    let mut check = |pointer: String, what: String, text: &str| {
+fn hidden_text(t: &Map<String, Value>, docs: &[Doc<'_>], out: &mut Vec<Hit>) {
+    // Pointer and wording are built only for text that has something to report.
+    let mut check = |text: &str, place: &dyn Fn() -> (String, String)| {
         if let Some(detail) = hidden_detail(text) {
+            let (pointer, what) = place();
             out.push(Hit::new(RuleId::LintHiddenText, pointer).var("what", what).var("detail", detail));
         }
     };
     for (key, what) in [("name", "the tool name"), ("title", "the tool title"), ("description", "the tool description")]
     {
         if let Some(s) = t.get(key).and_then(Value::as_str) {
-            check(format!("/{key}"), what.to_owned(), s);
+            check(s, &|| (format!("/{key}"), what.to_owned()));
         }
     }
     if let Some(s) = t.get("annotations").and_then(|a| a.get("title")).and_then(Value::as_str) {
-        check("/annotations/title".into(), "annotations.title".into(), s);
+        check(s, &|| ("/annotations/title".into(), "annotations.title".into()));
     }
-    for side in ["inputSchema", "outputSchema"] {
-        let Some(root) = t.get(side) else { continue };
-        each_schema(root, &format!("/{side}"), &mut |ptr, map| {
-            for key in ["title", "description"] {
-                if let Some(s) = map.get(key).and_then(Value::as_str) {
-                    check(format!("{ptr}/{key}"), format!("the {key} at `{}`", where_(ptr)), s);
-                }
+    for (ptr, map) in docs.iter().flat_map(|d| &d.nodes) {
+        for key in ["title", "description"] {
+            if let Some(s) = map.get(key).and_then(Value::as_str) {
+                check(s, &|| (format!("{ptr}/{key}"), format!("the {key} at `{}`", where_(ptr))));
             }
-            if let Some(Value::Object(props)) = map.get("properties") {
-                for name in props.keys() {
-                    check(
-                        format!("{ptr}/properties/{}", escape_token(name)),
-                        format!("a property name in `{}`", where_(ptr)),
-                        name,
-                    );
-                }
-            }
-        });
+        }
+        for name in map.get("properties").and_then(Value::as_object).into_iter().flat_map(Map::keys) {
+            check(name, &|| {
+                (format!("{ptr}/properties/{}", escape_token(name)), format!("a property name in `{}`", where_(ptr)))
+            });
+        }
     }
 }
 
 /// `U+200B (zero-width) at character 12, …` or `None` for clean text. A carriage return before a
 /// newline is ordinary line ending.
 fn hidden_detail(text: &str) -> Option<String> {
+    if !text.chars().any(|c| hidden_kind(c).is_some()) {
+        return None;
+    }
     let chars: Vec<char> = text.chars().collect();
     let found: Vec<(usize, char, &str)> = chars
         .iter()
@@ -425,9 +431,27 @@ fn where_(ptr: &str) -> String {
     }
 }
 
+/// One schema document of a tool (`inputSchema` or `outputSchema`) and all its subschemas.
+struct Doc<'a> {
+    side: &'static str,
+    root: &'a Value,
+    /// `/inputSchema` or `/outputSchema`.
+    base: String,
+    /// Every subschema object in pre-order, with its pointer inside the tool.
+    nodes: Vec<(String, &'a Map<String, Value>)>,
+}
+
+impl<'a> Doc<'a> {
+    fn new(root: &'a Value, side: &'static str) -> Doc<'a> {
+        let base = format!("/{side}");
+        let nodes = subschemas(root, &base);
+        Doc { side, root, base, nodes }
+    }
+}
+
 /// Every subschema of `root` (schema positions only: applicators and definitions, never instance data
-/// such as `enum`, `const`, `default`, `examples`), with its pointer. Iterative.
-fn each_schema<'a>(root: &'a Value, base: &str, f: &mut dyn FnMut(&str, &'a Map<String, Value>)) {
+/// such as `enum`, `const`, `default`, `examples`), with its pointer, in pre-order. Iterative.
+fn subschemas<'a>(root: &'a Value, base: &str) -> Vec<(String, &'a Map<String, Value>)> {
     const MAPS: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
     const ONE: &[&str] = &[
         "additionalProperties",
@@ -444,10 +468,10 @@ fn each_schema<'a>(root: &'a Value, base: &str, f: &mut dyn FnMut(&str, &'a Map<
         "contentSchema",
     ];
     const LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
+    let mut found = Vec::new();
     let mut stack = vec![(base.to_owned(), root)];
     while let Some((ptr, value)) = stack.pop() {
         let Value::Object(map) = value else { continue };
-        f(&ptr, map);
         for (k, v) in map.iter().rev() {
             let at = format!("{ptr}/{}", escape_token(k));
             match v {
@@ -465,7 +489,9 @@ fn each_schema<'a>(root: &'a Value, base: &str, f: &mut dyn FnMut(&str, &'a Map<
                 _ => {}
             }
         }
+        found.push((ptr, map));
     }
+    found
 }
 
 /// The JSON Schema dialect a schema declares with `$schema` (2020-12 when it declares none, as MCP
@@ -511,8 +537,8 @@ fn meta_validator(d: jsonschema::Draft) -> jsonschema::meta::MetaValidator<'stat
 const MAX_INVALID: usize = 10;
 
 /// Everything checked inside one schema document (`inputSchema` or `outputSchema`).
-fn schema_checks(root: &Value, base: &str, out: &mut Vec<Hit>) {
-    let side = &base[1..];
+fn schema_checks(doc: &Doc<'_>, out: &mut Vec<Hit>) {
+    let (root, base, side) = (doc.root, doc.base.as_str(), doc.side);
     let draft = match dialect(root) {
         Ok(d) => d,
         Err(_) if root.get("$schema").is_some_and(|v| !v.is_string()) => {
@@ -534,7 +560,7 @@ fn schema_checks(root: &Value, base: &str, out: &mut Vec<Hit>) {
                         "detail",
                         format!(
                             "`$schema` {} is not a JSON Schema dialect mcp-drift knows, so the schema was not checked",
-                            escape(&uri)
+                            checks::show(&Value::String(uri))
                         ),
                     ),
             );
@@ -542,43 +568,57 @@ fn schema_checks(root: &Value, base: &str, out: &mut Vec<Hit>) {
         }
     };
     let meta = meta_validator(draft);
-    let errors: Vec<(String, String)> =
-        meta.iter_errors(root).map(|e| (e.instance_path().to_string(), e.to_string())).collect();
-    for (at, message) in errors.iter().take(MAX_INVALID) {
+    // Collecting errors is slower than a yes/no answer: only invalid schemas pay for it.
+    let errors: Vec<(String, String)> = if meta.is_valid(root) {
+        // `is_valid` does not assert `format: "regex"`; check the patterns themselves.
+        bad_patterns(doc, draft)
+    } else {
+        meta.iter_errors(root).map(|e| (format!("{base}{}", e.instance_path()), e.to_string())).collect()
+    };
+    for (pointer, message) in errors.iter().take(MAX_INVALID) {
         out.push(
-            Hit::new(RuleId::LintSchemaInvalid, format!("{base}{at}"))
+            Hit::new(RuleId::LintSchemaInvalid, pointer.clone())
                 .var("what", side)
                 .var("dialect", dialect_name(draft))
                 .var("detail", escape(message)),
         );
     }
-    if errors.is_empty()
-        && let Err(e) = jsonschema::options().with_draft(draft).build(root)
-        && !matches!(e.kind(), jsonschema::error::ValidationErrorKind::Referencing(_))
-    {
-        // Beyond the meta-schema: a `pattern` that is not a regular expression, for example.
-        out.push(
-            Hit::new(RuleId::LintSchemaInvalid, format!("{base}{}", e.instance_path()))
-                .var("what", side)
-                .var("dialect", dialect_name(draft))
-                .var("detail", escape(&e.to_string())),
-        );
-    }
-    references(root, base, out);
-    required_declared(root, base, out);
+    references(doc, out);
+    required_declared(doc, out);
     if errors.is_empty() {
-        defaults(root, base, draft, out);
+        defaults(doc, draft, out);
     }
 }
 
+/// `pattern` values and `patternProperties` names that the validator's regex engine rejects, with
+/// their pointers.
+fn bad_patterns(doc: &Doc<'_>, draft: jsonschema::Draft) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let check = |p: &str| jsonschema::options().with_draft(draft).build(&serde_json::json!({"pattern": p})).err();
+    for (ptr, map) in &doc.nodes {
+        if let Some(Value::String(p)) = map.get("pattern")
+            && let Some(e) = check(p)
+        {
+            out.push((format!("{ptr}/pattern"), e.to_string()));
+        }
+        for name in map.get("patternProperties").and_then(Value::as_object).into_iter().flat_map(Map::keys) {
+            if let Some(e) = check(name) {
+                out.push((format!("{ptr}/patternProperties/{}", escape_token(name)), e.to_string()));
+            }
+        }
+    }
+    out
+}
+
 /// `lint-ref-unresolved` and `lint-ref-remote`.
-fn references(root: &Value, base: &str, out: &mut Vec<Hit>) {
-    each_schema(root, base, &mut |ptr, map| {
+fn references(doc: &Doc<'_>, out: &mut Vec<Hit>) {
+    let root = doc.root;
+    for (ptr, map) in &doc.nodes {
         for keyword in ["$ref", "$dynamicRef"] {
             let Some(reference) = map.get(keyword).and_then(Value::as_str) else { continue };
             let pointer = format!("{ptr}/{}", escape_token(keyword));
             let resolved = if keyword == "$dynamicRef" {
-                dynamic_anchor(root, reference)
+                dynamic_anchor(doc, reference)
             } else {
                 schema::resolve(root, reference).map(|_| ())
             };
@@ -592,30 +632,28 @@ fn references(root: &Value, base: &str, out: &mut Vec<Hit>) {
                 ),
             }
         }
-    });
+    }
 }
 
 /// A `$dynamicRef` resolves like a `$ref`, or to a `$dynamicAnchor` of that name.
-fn dynamic_anchor(root: &Value, reference: &str) -> Result<(), RefProblem> {
-    if let Some(name) = reference.strip_prefix('#').filter(|n| !n.is_empty() && !n.starts_with('/')) {
-        let mut found = false;
-        each_schema(root, "", &mut |_, map| {
-            found |= map.get("$dynamicAnchor").and_then(Value::as_str) == Some(name);
-        });
-        if found {
-            return Ok(());
-        }
+fn dynamic_anchor(doc: &Doc<'_>, reference: &str) -> Result<(), RefProblem> {
+    if let Some(name) = reference.strip_prefix('#').filter(|n| !n.is_empty() && !n.starts_with('/'))
+        && doc.nodes.iter().any(|(_, map)| map.get("$dynamicAnchor").and_then(Value::as_str) == Some(name))
+    {
+        return Ok(());
     }
-    schema::resolve(root, reference).map(|_| ())
+    schema::resolve(doc.root, reference).map(|_| ())
 }
 
 /// `lint-required-undeclared`: a required name no schema declares. An error when the same schema
 /// forbids undeclared names (nothing can satisfy it), a warning otherwise.
-fn required_declared(root: &Value, base: &str, out: &mut Vec<Hit>) {
+fn required_declared(doc: &Doc<'_>, out: &mut Vec<Hit>) {
+    let root = doc.root;
     // Per visited schema: the names it and its applicator members declare for the same object. Visits
     // come in pre-order, so the ancestors of a schema are already here when it is checked.
-    let mut seen: Vec<(String, BTreeSet<String>)> = Vec::new();
-    each_schema(root, base, &mut |ptr, map| {
+    let mut seen: Vec<(&str, BTreeSet<String>)> = Vec::new();
+    for (ptr, map) in &doc.nodes {
+        let ptr = ptr.as_str();
         let mut shared = declared(root, map);
         for k in ["allOf", "anyOf", "oneOf"] {
             for member in map.get(k).and_then(Value::as_array).into_iter().flatten() {
@@ -629,8 +667,8 @@ fn required_declared(root: &Value, base: &str, out: &mut Vec<Hit>) {
                 shared.extend(declared(root, m));
             }
         }
-        seen.push((ptr.to_owned(), shared));
-        let Some(Value::Array(required)) = map.get("required") else { return };
+        seen.push((ptr, shared));
+        let Some(Value::Array(required)) = map.get("required") else { continue };
         // `additionalProperties` sees only the `properties` of its own schema object.
         let local: BTreeSet<&str> = map
             .get("properties")
@@ -659,7 +697,8 @@ fn required_declared(root: &Value, base: &str, out: &mut Vec<Hit>) {
                 );
                 continue;
             }
-            let known = seen.iter().any(|(p, names)| (p == ptr || is_applicator_child(p, ptr)) && names.contains(name));
+            let known =
+                seen.iter().any(|(p, names)| (*p == ptr || is_applicator_child(p, ptr)) && names.contains(name));
             if !known && matched.is_none() && !dynamic {
                 out.push(
                     Hit::new(RuleId::LintRequiredUndeclared, pointer)
@@ -670,7 +709,7 @@ fn required_declared(root: &Value, base: &str, out: &mut Vec<Hit>) {
                 );
             }
         }
-    });
+    }
 }
 
 /// Whether `child` is reached from `parent` through applicators only (same instance location).
@@ -715,8 +754,9 @@ fn pattern_matches(patterns: &Map<String, Value>, name: &str) -> Option<bool> {
 
 /// `lint-default-invalid` and `lint-enum-default-mismatch`: `default` and `examples` values that their
 /// own schema rejects.
-fn defaults(root: &Value, base: &str, draft: jsonschema::Draft, out: &mut Vec<Hit>) {
-    each_schema(root, base, &mut |ptr, map| {
+fn defaults(doc: &Doc<'_>, draft: jsonschema::Draft, out: &mut Vec<Hit>) {
+    let root = doc.root;
+    for (ptr, map) in &doc.nodes {
         let mut values: Vec<(String, &'static str, &Value)> = Vec::new();
         if let Some(d) = map.get("default") {
             values.push((format!("{ptr}/default"), "default", d));
@@ -727,7 +767,7 @@ fn defaults(root: &Value, base: &str, draft: jsonschema::Draft, out: &mut Vec<Hi
             }
         }
         if values.is_empty() {
-            return;
+            continue;
         }
         let mut validator: Option<Option<jsonschema::Validator>> = None;
         for (pointer, keyword, value) in values {
@@ -761,7 +801,7 @@ fn defaults(root: &Value, base: &str, draft: jsonschema::Draft, out: &mut Vec<Hi
                 );
             }
         }
-    });
+    }
 }
 
 /// A validator for one subschema on its own; local references into the root's definitions keep

@@ -36,8 +36,12 @@ pub fn pointer_tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
 
 /// Escapes one token for use in a JSON Pointer.
 #[must_use]
-pub fn escape_token(token: &str) -> String {
-    if token.contains(['~', '/']) { token.replace('~', "~0").replace('/', "~1") } else { token.to_owned() }
+pub fn escape_token(token: &str) -> std::borrow::Cow<'_, str> {
+    if token.contains(['~', '/']) {
+        std::borrow::Cow::Owned(token.replace('~', "~0").replace('/', "~1"))
+    } else {
+        std::borrow::Cow::Borrowed(token)
+    }
 }
 
 /// Finds `pointer` in `text` (a complete JSON document). Returns `None` when the pointer does not

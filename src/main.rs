@@ -116,6 +116,19 @@ enum BaselineAction {
         #[arg(long)]
         config: Option<std::path::PathBuf>,
     },
+    /// Write every current finding of `lint SNAPSHOT...` to the baseline file.
+    Lint {
+        #[arg(required = true)]
+        snapshots: Vec<String>,
+        #[arg(long, value_name = "VERSION", value_parser = ["2025-06-18", "2025-11-25", "2026-07-28"])]
+        protocol: Option<String>,
+        #[arg(long, default_value = mcp_drift::policy::BASELINE_FILE)]
+        output: std::path::PathBuf,
+        #[arg(long, default_value = "accepted when adopting mcp-drift (baseline)")]
+        reason: String,
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -228,6 +241,23 @@ fn report(
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
+/// Accepts every current finding (except ignored and `off` ones) in a baseline file, atomically.
+fn write_baseline(
+    mut analysis: mcp_drift::Analysis,
+    config: Option<&std::path::Path>,
+    output: &std::path::Path,
+    reason: &str,
+) -> Result<ExitCode, mcp_drift::Error> {
+    let policy = Policy::load(config)?;
+    analysis.apply_policy(&Policy { accepted: Vec::new(), ..policy });
+    let baseline = mcp_drift::policy::baseline_of(&analysis.findings, reason);
+    let mut text = serde_json::to_string_pretty(&baseline).unwrap_or_default();
+    text.push('\n');
+    mcp_drift::policy::write_atomically(output, &text)?;
+    eprintln!("wrote {} accepted finding(s) to {}", baseline.accepted.len(), output.display());
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
         Command::Diff { old, new, base, format, fail_on, color, config, baseline } => {
@@ -262,16 +292,13 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             report(analysis, format, color, fail_on)
         }
         Command::Baseline { action: BaselineAction::Write { old, new, output, reason, config } } => {
-            let policy = Policy::load(config.as_deref())?;
-            let mut analysis = mcp_drift::diff(&old, &new)?;
-            // Ignored and `off` findings stay out of the baseline; everything else is accepted.
-            analysis.apply_policy(&Policy { accepted: Vec::new(), ..policy });
-            let baseline = mcp_drift::policy::baseline_of(&analysis.findings, &reason);
-            let mut text = serde_json::to_string_pretty(&baseline).unwrap_or_default();
-            text.push('\n');
-            mcp_drift::policy::write_atomically(&output, &text)?;
-            eprintln!("wrote {} accepted finding(s) to {}", baseline.accepted.len(), output.display());
-            Ok(ExitCode::SUCCESS)
+            let analysis = mcp_drift::diff(&old, &new)?;
+            write_baseline(analysis, config.as_deref(), &output, &reason)
+        }
+        Command::Baseline { action: BaselineAction::Lint { snapshots, protocol, output, reason, config } } => {
+            let protocol = protocol.map(|p| p.parse()).transpose().map_err(mcp_drift::Error::Usage)?;
+            let analysis = mcp_drift::lint(&snapshots, mcp_drift::lint::Options { protocol })?;
+            write_baseline(analysis, config.as_deref(), &output, &reason)
         }
         Command::Lock { snapshot, output } => {
             let mut sources = mcp_drift::load::Sources::default();

@@ -244,3 +244,20 @@ fn lint_never_prints_raw_control_characters() {
         assert!(raw.is_empty(), "{format}: raw hidden characters {raw:?}");
     }
 }
+
+#[test]
+fn lint_baseline_accepts_todays_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("baseline.json");
+    let noisy = "corpus/lint/hidden-text/snapshot.json";
+    bin().args(["lint", noisy]).assert().code(1);
+    bin().args(["baseline", "lint", noisy, "--output", baseline.to_str().unwrap()]).assert().code(0);
+    let out = bin()
+        .args(["lint", noisy, "--baseline", baseline.to_str().unwrap()])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8(out).unwrap().contains("3 accepted findings suppressed"));
+}

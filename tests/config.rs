@@ -67,7 +67,7 @@ fn accepted_changes_are_suppressed_and_counted_until_they_expire() {
     assert_eq!(v["summary"]["suppressed"], 1);
     assert_eq!(v["suppressed"][0]["reason"], "region rollout, all clients updated");
     let (_, human, _) = run(dir.path(), &["diff", OLD, NEW]);
-    assert!(human.contains("1 accepted change suppressed"), "{human}");
+    assert!(human.contains("1 accepted finding suppressed"), "{human}");
 
     let dir = with_config(
         "[[accept]]\nrule = \"input-required-added\"\ntool = \"deploy_preview\"\nreason = \"temporary\"\nexpires = \"2001-01-01\"\n",

@@ -181,3 +181,51 @@ fn directories_with_broken_links_and_loops() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("gone.json"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+fn lint(snapshot: &Value) -> Vec<String> {
+    let options = mcp_drift::lint::Options { protocol: Some(mcp_drift::lint::Protocol::V2025_06_18) };
+    let a = mcp_drift::lint_text(&snapshot.to_string(), options).unwrap();
+    a.findings.iter().map(|f| f.rule.as_str().to_owned()).collect()
+}
+
+#[test]
+fn lint_survives_adversarial_schemas() {
+    // Self, mutual and 10,000-hop references: each is followed once, never recursively.
+    let selfref = tool("t", &json!({"type": "object", "properties": {"node": {"$ref": "#"}}}));
+    assert!(!lint(&selfref).iter().any(|r| r.starts_with("lint-ref")));
+    let loop_ref = tool(
+        "t",
+        &json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"$ref": "#/$defs/x"}}}),
+    );
+    let _ = lint(&loop_ref);
+    let mut defs = serde_json::Map::new();
+    for i in 0..10_000 {
+        defs.insert(format!("d{i}"), json!({"$ref": format!("#/$defs/d{}", i + 1)}));
+    }
+    let chain = tool("t", &json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs}));
+    assert_eq!(lint(&chain).iter().filter(|r| *r == "lint-ref-unresolved").count(), 1, "only d9999 -> d10000 dangles");
+    // A million-value enum with a default outside it: linear, one finding.
+    let values: Vec<String> = (0..1_000_000).map(|i| format!("v{i}")).collect();
+    let big = tool("t", &json!({"type": "object", "properties": {"e": {"enum": values, "default": "nope"}}}));
+    assert!(lint(&big).contains(&"lint-enum-default-mismatch".to_owned()));
+    // Nesting at the loader's limit, every level with a `required` that nothing declares.
+    let mut schema = json!({"type": "object"});
+    for _ in 0..60 {
+        schema = json!({"type": "object", "properties": {"n": schema}, "required": ["n", "ghost"]});
+    }
+    let deep = lint(&tool("t", &schema));
+    assert_eq!(deep.iter().filter(|r| *r == "lint-required-undeclared").count(), 60);
+    // Odd Unicode everywhere: names, keys, descriptions.
+    let odd = json!({"name": "\u{202e}evil\u{0}", "description": "\u{1b}[31mred\u{e0041}",
+        "inputSchema": {"type": "object", "properties": {"a\u{200b}b": {"type": "string", "description": "\r"}}}});
+    let rules = lint(&odd);
+    assert!(rules.iter().filter(|r| *r == "lint-hidden-text").count() >= 3, "{rules:?}");
+    assert!(rules.contains(&"lint-tool-name".to_owned()));
+    // Invalid regular expressions are findings, not crashes.
+    let regex = tool(
+        "t",
+        &json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "(?<x"}},
+        "patternProperties": {"[": {}}}),
+    );
+    assert_eq!(lint(&regex).iter().filter(|r| *r == "lint-schema-invalid").count(), 2, "{:?}", lint(&regex));
+}

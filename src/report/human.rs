@@ -161,7 +161,7 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
     out.push_str(&Summary::of(&analysis.findings).line());
     if !analysis.suppressed.is_empty() {
         let n = analysis.suppressed.len();
-        let _ = write!(out, " ({n} accepted change{} suppressed)", if n == 1 { "" } else { "s" });
+        let _ = write!(out, " ({n} accepted finding{} suppressed)", if n == 1 { "" } else { "s" });
     }
     out.push('\n');
     out

@@ -213,3 +213,73 @@ proptest! {
         let _ = mcp_drift::report::junit::render(&a, Some(mcp_drift::Severity::Warning));
     }
 }
+
+/// A 300-value enum (strings, numbers, objects, arrays) and an edited copy: values dropped, added,
+/// written as equal floats, and the list reversed or rotated. Long enums take the positional and
+/// shrunk-validator paths of the engine.
+fn long_enum_pair() -> impl Strategy<Value = (Vec<Value>, Vec<Value>)> {
+    (
+        prop::collection::vec(0usize..300, 0..4),
+        prop::collection::vec(0usize..50, 0..3),
+        prop::collection::vec(0usize..300, 0..3),
+        0usize..3,
+    )
+        .prop_map(|(drop, add, as_float, order)| {
+            let value = |i: usize| match i % 4 {
+                0 => json!(format!("s{i}")),
+                1 => json!(i),
+                2 => json!({"k": i}),
+                _ => json!([i, "x"]),
+            };
+            let old: Vec<Value> = (0..300).map(value).collect();
+            let mut new: Vec<Value> = (0..300)
+                .filter(|i| !drop.contains(i))
+                .map(|i| {
+                    if i % 4 == 1 && as_float.contains(&i) {
+                        json!(f64::from(u32::try_from(i).unwrap()))
+                    } else {
+                        value(i)
+                    }
+                })
+                .collect();
+            new.extend(add.iter().map(|a| json!(format!("n{a}"))));
+            match order {
+                1 => new.reverse(),
+                2 => new.rotate_left(7),
+                _ => {}
+            }
+            (old, new)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Long enums: a narrowing is reported exactly when a value was dropped, with a witness that the
+    /// whole (unshrunk) schemas confirm, in plain, array-item and branch positions.
+    #[test]
+    fn long_enum_changes_are_exact_and_witnessed((old, new) in long_enum_pair()) {
+        let wrappers: [fn(&[Value]) -> Value; 3] = [
+            |e| json!({"enum": e}),
+            |e| json!({"type": "array", "items": {"enum": e}}),
+            |e| json!({"anyOf": [{"enum": e}, {"type": "boolean"}]}),
+        ];
+        for (w, wrap) in wrappers.iter().enumerate() {
+            let tool = |e: &[Value]| json!({"name": "t", "inputSchema": {"type": "object", "properties": {"v": wrap(e)}, "required": ["v"]}});
+            let (a, b) = (tool(&old), tool(&new));
+            let analysis = mcp_drift::diff_texts(&a.to_string(), &b.to_string()).unwrap();
+            for f in &analysis.findings {
+                if let Some(wit) = &f.witness {
+                    prop_assert!(valid(&a["inputSchema"], &wit.instance), "{}: {} not accepted", f.rule, wit.instance);
+                    prop_assert!(!valid(&b["inputSchema"], &wit.instance), "{}: {} not rejected", f.rule, wit.instance);
+                }
+            }
+            let dropped = old.iter().any(|x| !new.iter().any(|y| mcp_drift::schema::json_eq(x, y)));
+            let errors = analysis.findings.iter().filter(|f| f.severity == mcp_drift::Severity::Error).count();
+            if w == 0 {
+                prop_assert_eq!(dropped, errors > 0, "{:?}", analysis.findings.iter().map(|f| &f.message).collect::<Vec<_>>());
+                prop_assert!(analysis.findings.iter().all(|f| f.severity < mcp_drift::Severity::Error || f.witness.is_some()));
+            }
+        }
+    }
+}

@@ -232,7 +232,13 @@ pub fn fingerprint(rule: &str, tool: &str, pointer: &str) -> String {
         h.update(part.as_bytes());
         h.update([0]);
     }
-    h.finalize().iter().take(8).fold(String::new(), |mut s, b| {
+    hex(&h.finalize()[..8])
+}
+
+/// Lower-case hexadecimal of some bytes (fingerprints, lock hashes).
+#[must_use]
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
         let _ = write!(s, "{b:02x}");
         s
     })

@@ -44,6 +44,13 @@ impl Delta {
     fn of(less: bool, more: bool) -> Delta {
         Delta { less, more }
     }
+
+    /// Whether this breaks old users of `input` (callers, who break on less) or of the output
+    /// (consumers, who break on more).
+    #[must_use]
+    pub fn breaks(self, input: bool) -> bool {
+        if input { self.less } else { self.more }
+    }
 }
 
 /// What happens to an argument that old callers still send under a name the new schema no longer
@@ -713,9 +720,7 @@ impl<'a, 'o> Walker<'a, 'o> {
                 }
                 v
             }
-            SchemaChange::Constraint { keyword, old, new, delta }
-                if (input && delta.less) || (!input && delta.more) =>
-            {
+            SchemaChange::Constraint { keyword, old, new, delta } if delta.breaks(input) => {
                 let sup = if input { ln } else { lo };
                 constraint_probes(keyword, old.as_ref(), new.as_ref(), sub, sup, sub_root)
             }
@@ -724,7 +729,7 @@ impl<'a, 'o> Walker<'a, 'o> {
                 v.extend(ex(sub));
                 v
             }
-            SchemaChange::Composition { delta, .. } if (input && delta.less) || (!input && delta.more) => {
+            SchemaChange::Composition { delta, .. } if delta.breaks(input) => {
                 let (root, ptr) = if input { (self.old_root, old_ptr) } else { (self.new_root, new_ptr) };
                 let branch = ptr.and_then(|p| p.strip_prefix(self.base)).and_then(|p| root.pointer(p));
                 let mut v: Vec<Value> = branch.and_then(|b| witness::example(b, sub_root)).into_iter().collect();
@@ -1382,7 +1387,7 @@ impl<'a, 'o> Walker<'a, 'o> {
         };
         let op = a.as_ref().map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
         let np = b.as_ref().map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
-        let breaking = if input { delta.less } else { delta.more };
+        let breaking = delta.breaks(input);
         self.out.push(Change {
             tool: self.tool.to_owned(),
             kind: ChangeKind::Schema {
@@ -1851,13 +1856,7 @@ fn breaks(side: Side, change: &SchemaChange) -> bool {
                 !added.is_empty() || *dropped
             }
         }
-        SchemaChange::Constraint { delta, .. } | SchemaChange::Composition { delta, .. } => {
-            if input {
-                delta.less
-            } else {
-                delta.more
-            }
-        }
+        SchemaChange::Constraint { delta, .. } | SchemaChange::Composition { delta, .. } => delta.breaks(input),
         SchemaChange::AdditionalProperties { closed } => *closed == input,
         SchemaChange::Format { .. } | SchemaChange::Default { .. } => false,
     }

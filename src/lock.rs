@@ -60,11 +60,7 @@ pub fn contract(tool: &Tool) -> Value {
 #[must_use]
 pub fn hash(contract: &Value) -> String {
     let canonical = serde_jcs::to_string(contract).unwrap_or_default();
-    Sha256::digest(canonical.as_bytes()).iter().fold(String::with_capacity(64), |mut s, b| {
-        use std::fmt::Write as _;
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    crate::checks::hex(&Sha256::digest(canonical.as_bytes()))
 }
 
 /// The lock of a snapshot.

@@ -64,7 +64,7 @@ pub fn lint(snapshot: &Snapshot, sources: &Sources, options: Options) -> Vec<Fin
         .tools
         .par_iter()
         .flat_map_iter(|(_, tool)| {
-            let hits = tool_hits(tool.value(), options);
+            let hits = tool_hits(&tool.parse(), options);
             hits.into_iter().map(|h| checks::standalone(h.rule, h.severity, tool, h.pointer, h.vars, sources))
         })
         .collect();

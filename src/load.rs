@@ -109,6 +109,16 @@ impl Tool {
         Tool { name, raw, parsed: std::sync::OnceLock::from(value), file, base }
     }
 
+    /// The whole tool object, parsed afresh and not kept (for one pass over every tool, such as lint,
+    /// where caching every parsed tool would hold the whole snapshot as values at once).
+    #[must_use]
+    pub fn parse(&self) -> Value {
+        match self.parsed.get() {
+            Some(v) => v.clone(),
+            None => serde_json::from_str(&self.raw).unwrap_or(Value::Null),
+        }
+    }
+
     /// The whole tool object.
     pub fn value(&self) -> &Value {
         // `raw` was validated when it was loaded; a failure here cannot happen, and is not a panic.

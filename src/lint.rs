@@ -68,14 +68,22 @@ pub fn lint(snapshot: &Snapshot, sources: &Sources, options: Options) -> Vec<Fin
             hits.into_iter().map(|h| checks::standalone(h.rule, h.severity, tool, h.pointer, h.vars, sources))
         })
         .collect();
+    // Each repeat is reported where it is: "definition 2 of 3, first at file:line:column".
+    let mut totals: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for tool in &snapshot.repeated {
+        *totals.entry(tool.name.as_str()).or_insert(1) += 1;
+    }
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for tool in &snapshot.repeated {
+        let total = totals[tool.name.as_str()];
+        let nth = *seen.entry(tool.name.as_str()).and_modify(|n| *n += 1).or_insert(2);
         let first = snapshot.tools.get(&tool.name).and_then(|t| {
             let file = sources.get(t.file);
             let offset = file.tool_offset(&t.base)?;
             let (line, column) = file.line_column(offset);
-            Some(format!("{}:{line}:{column}", file.name))
+            Some(format!(", first at {}:{line}:{column}", file.name))
         });
-        let detail = first.map_or_else(String::new, |at| format!(" (first defined at {at})"));
+        let detail = format!(" (definition {nth} of {total}{})", first.unwrap_or_default());
         out.push(checks::standalone(
             RuleId::LintDuplicateTool,
             None,

@@ -25,6 +25,7 @@ pub struct SourceFile {
     pub name: String,
     pub text: String,
     line_starts: std::sync::OnceLock<Vec<usize>>,
+    char_marks: std::sync::OnceLock<Vec<usize>>,
     /// Where each tool object starts (by its JSON Pointer), recorded while loading.
     tool_offsets: std::collections::HashMap<String, usize>,
 }
@@ -36,6 +37,7 @@ impl SourceFile {
             name,
             text,
             line_starts: std::sync::OnceLock::new(),
+            char_marks: std::sync::OnceLock::new(),
             tool_offsets: std::collections::HashMap::new(),
         }
     }
@@ -54,7 +56,8 @@ impl SourceFile {
     /// 1-based line and column of a byte offset.
     #[must_use]
     pub fn line_column(&self, offset: usize) -> (usize, usize) {
-        span::line_column(&self.text, self.line_starts(), offset)
+        let marks = self.char_marks.get_or_init(|| span::char_marks(&self.text));
+        span::line_column_marked(&self.text, self.line_starts(), marks, offset)
     }
 }
 

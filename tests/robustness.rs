@@ -229,3 +229,18 @@ fn lint_survives_adversarial_schemas() {
     );
     assert_eq!(lint(&regex).iter().filter(|r| *r == "lint-schema-invalid").count(), 2, "{:?}", lint(&regex));
 }
+
+#[test]
+fn many_findings_on_one_minified_line_are_linear() {
+    // 20,000 repeats of one tool on a single 1 MB line: each finding's column is found without
+    // counting the line from its start (that was quadratic: 20,000 x 1 MB).
+    let tools: Vec<Value> =
+        (0..20_000).map(|_| tool("a", &json!({"type": "object", "additionalProperties": false}))).collect();
+    let text = json!({"tools": tools}).to_string();
+    let a = mcp_drift::lint_text(&text, mcp_drift::lint::Options::default()).unwrap();
+    let dups: Vec<_> = a.findings.iter().filter(|f| f.rule.as_str() == "lint-duplicate-tool").collect();
+    assert_eq!(dups.len(), 19_999);
+    let last = dups.iter().filter_map(|f| f.new.as_ref()).map(|l| (l.line, l.column)).max().unwrap();
+    assert_eq!(last.0, 1);
+    assert_eq!(last.1, text.rfind("{\"inputSchema\"").unwrap() + 1, "columns count characters (all ASCII here)");
+}

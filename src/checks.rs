@@ -252,8 +252,13 @@ fn locate(tool: &Tool, pointer: &str, sources: &Sources) -> Option<Location> {
         Some(start) => (&file.text[start..], start, pointer.to_owned()),
         None => (file.text.as_str(), 0, format!("{}{pointer}", tool.base)),
     };
+    let index = file.tool_offset(&tool.base).and_then(|start| file.tool_index(start));
     loop {
-        if let Some(local) = crate::load::span::locate_label(text, &p) {
+        let found = match &index {
+            Some(index) => index.label(text, &p),
+            None => crate::load::span::locate_label(text, &p),
+        };
+        if let Some(local) = found {
             let range = local.start + offset..local.end + offset;
             let (line, column) = file.line_column(range.start);
             return Some(Location { file: tool.file, path: file.name.clone(), line, column, range });

@@ -28,6 +28,9 @@ pub struct SourceFile {
     char_marks: std::sync::OnceLock<Vec<usize>>,
     /// Where each tool object starts (by its JSON Pointer), recorded while loading.
     tool_offsets: std::collections::HashMap<String, usize>,
+    /// Per tool start: lookups so far, and after a few an index of every pointer in the tool, so that
+    /// a tool with thousands of findings is scanned once, not once per finding.
+    lookups: std::sync::Mutex<std::collections::HashMap<usize, Lookups>>,
 }
 
 impl SourceFile {
@@ -39,6 +42,7 @@ impl SourceFile {
             line_starts: std::sync::OnceLock::new(),
             char_marks: std::sync::OnceLock::new(),
             tool_offsets: std::collections::HashMap::new(),
+            lookups: std::sync::Mutex::new(std::collections::HashMap::new()),
         }
     }
 
@@ -53,12 +57,40 @@ impl SourceFile {
         self.tool_offsets.get(base).copied()
     }
 
+    /// The pointer index of the tool object that starts at `start`, once it has been asked for
+    /// often enough to be worth building (`None` before that: scan the text directly).
+    pub fn tool_index(&self, start: usize) -> Option<std::sync::Arc<span::PointerIndex>> {
+        /// Lookups answered by scanning before the tool is indexed.
+        const SCANS: u32 = 8;
+        let mut lookups = self.lookups.lock().ok()?;
+        let entry = lookups.entry(start).or_insert(Lookups::Scans(0));
+        match entry {
+            Lookups::Index(index) => Some(index.clone()),
+            Lookups::Scans(n) if *n < SCANS => {
+                *n += 1;
+                None
+            }
+            Lookups::Scans(_) => {
+                let index = std::sync::Arc::new(span::PointerIndex::build(self.text.get(start..)?));
+                *entry = Lookups::Index(index.clone());
+                Some(index)
+            }
+        }
+    }
+
     /// 1-based line and column of a byte offset.
     #[must_use]
     pub fn line_column(&self, offset: usize) -> (usize, usize) {
         let marks = self.char_marks.get_or_init(|| span::char_marks(&self.text));
         span::line_column_marked(&self.text, self.line_starts(), marks, offset)
     }
+}
+
+/// See [`SourceFile::tool_index`].
+#[derive(Debug)]
+enum Lookups {
+    Scans(u32),
+    Index(std::sync::Arc<span::PointerIndex>),
 }
 
 /// Index of a file in [`Sources`].

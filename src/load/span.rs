@@ -123,6 +123,117 @@ fn find(text: &str, pointer: &str) -> Option<(Option<Range<usize>>, usize)> {
     Some((key, i))
 }
 
+/// Every JSON Pointer of a document with its key range and value start, built in one pass: for a
+/// tool with thousands of findings, each located in constant time instead of a scan each.
+#[derive(Debug, Default)]
+pub struct PointerIndex(std::collections::HashMap<String, (Option<Range<usize>>, usize)>);
+
+impl PointerIndex {
+    /// Indexes `text` (a complete JSON document). Stops quietly at anything that is not JSON.
+    #[must_use]
+    pub fn build(text: &str) -> PointerIndex {
+        let mut index = PointerIndex::default();
+        let _ = index.fill(text);
+        index
+    }
+
+    fn fill(&mut self, text: &str) -> Option<()> {
+        enum Frame {
+            Object(String),
+            Array(String, usize),
+        }
+        let b = text.as_bytes();
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut i = skip_ws(b, 0);
+        let mut pending = Some((String::new(), None));
+        // Reads `"key": ` at `i` inside the object at `ptr`; the next value's pointer and key range.
+        let member = |i: &mut usize, ptr: &str| -> Option<(String, Option<Range<usize>>)> {
+            let start = *i;
+            *i = skip_string(b, *i)?;
+            let raw = &text[start..*i];
+            let key = if raw.contains('\\') {
+                serde_json::from_str::<String>(raw).ok()?
+            } else {
+                raw[1..raw.len() - 1].to_owned()
+            };
+            let range = start..*i;
+            *i = skip_ws(b, *i);
+            if *b.get(*i)? != b':' {
+                return None;
+            }
+            *i = skip_ws(b, *i + 1);
+            Some((format!("{ptr}/{}", escape_token(&key)), Some(range)))
+        };
+        loop {
+            if let Some((ptr, key)) = pending.take() {
+                // The first of duplicate keys wins, as in `locate`.
+                self.0.entry(ptr.clone()).or_insert((key, i));
+                match *b.get(i)? {
+                    b'{' => {
+                        i = skip_ws(b, i + 1);
+                        if *b.get(i)? == b'}' {
+                            i += 1;
+                        } else {
+                            pending = Some(member(&mut i, &ptr)?);
+                            stack.push(Frame::Object(ptr));
+                            continue;
+                        }
+                    }
+                    b'[' => {
+                        i = skip_ws(b, i + 1);
+                        if *b.get(i)? == b']' {
+                            i += 1;
+                        } else {
+                            pending = Some((format!("{ptr}/0"), None));
+                            stack.push(Frame::Array(ptr, 0));
+                            continue;
+                        }
+                    }
+                    _ => i = skip_value(b, i)?,
+                }
+            }
+            i = skip_ws(b, i);
+            match stack.last_mut() {
+                None => return Some(()),
+                Some(Frame::Object(ptr)) => match *b.get(i)? {
+                    b',' => {
+                        i = skip_ws(b, i + 1);
+                        pending = Some(member(&mut i, ptr)?);
+                    }
+                    b'}' => {
+                        i += 1;
+                        stack.pop();
+                    }
+                    _ => return None,
+                },
+                Some(Frame::Array(ptr, n)) => match *b.get(i)? {
+                    b',' => {
+                        *n += 1;
+                        i = skip_ws(b, i + 1);
+                        pending = Some((format!("{ptr}/{n}"), None));
+                    }
+                    b']' => {
+                        i += 1;
+                        stack.pop();
+                    }
+                    _ => return None,
+                },
+            }
+        }
+    }
+
+    /// What [`locate_label`] returns for `pointer` in the indexed `text`.
+    #[must_use]
+    pub fn label(&self, text: &str, pointer: &str) -> Option<Range<usize>> {
+        match self.0.get(pointer)? {
+            (Some(key), _) => Some(key.clone()),
+            (None, start) => {
+                Some(Located { key: None, value: *start..skip_value(text.as_bytes(), *start)? }.label_range(text))
+            }
+        }
+    }
+}
+
 fn key_matches(raw: &str, token: &str) -> bool {
     // Fast path: no escapes in the key.
     let inner = &raw[1..raw.len() - 1];
@@ -398,6 +509,24 @@ mod tests {
         let many: String =
             format!("{{{}, \"k5\": 0}}", (0..40).map(|i| format!("\"k{i}\": 0")).collect::<Vec<_>>().join(", "));
         assert_eq!(first_duplicate_key(&many).map(|d| d.1), Some("k5".to_owned()));
+    }
+
+    #[test]
+    fn pointer_index_agrees_with_locate() {
+        let doc = r#"{"tools": [{"name": "a", "inputSchema": {"type": "object", "properties": {"a/b": {"enum": [1, [2, {}], "x"]}, "q\"": {}}}}, [], {}], "e": {"k": 1, "k": 2}}"#;
+        let index = PointerIndex::build(doc);
+        assert!(index.0.len() > 10);
+        for p in index.0.keys() {
+            assert_eq!(index.label(doc, p), locate_label(doc, p), "{p}");
+        }
+        assert_eq!(
+            index.label(doc, "/tools/0/inputSchema/properties/a~1b/enum/1/1"),
+            locate_label(doc, "/tools/0/inputSchema/properties/a~1b/enum/1/1")
+        );
+        assert!(index.label(doc, "/nope").is_none());
+        for garbage in ["", "{", "[1,", "{\"a\" 1}", "]"] {
+            let _ = PointerIndex::build(garbage);
+        }
     }
 
     #[test]

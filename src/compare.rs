@@ -392,25 +392,44 @@ pub fn normalize_name(name: &str) -> String {
 /// How likely two identifiers name the same thing, from 0 to 1.
 #[must_use]
 pub fn name_similarity(a: &str, b: &str) -> f64 {
-    let (x, y) = (normalize_name(a), normalize_name(b));
-    if x.is_empty() || y.is_empty() {
-        return 0.0;
+    Ident::of(a).similarity(&Ident::of(b))
+}
+
+/// An identifier prepared for [`name_similarity`]: normalized once, compared many times.
+struct Ident {
+    norm: String,
+    words: Vec<String>,
+}
+
+impl Ident {
+    fn of(name: &str) -> Ident {
+        Ident { norm: normalize_name(name), words: crate::checks::words(name) }
     }
-    if x == y {
-        return 1.0;
+
+    fn similarity(&self, other: &Ident) -> f64 {
+        let (x, y) = (&self.norm, &other.norm);
+        if x.is_empty() || y.is_empty() {
+            return 0.0;
+        }
+        if x == y {
+            return 1.0;
+        }
+        let (short, long) = if x.len() <= y.len() { (x, y) } else { (y, x) };
+        // `q` -> `query`, `repo` -> `repository`: an abbreviation is a prefix of the full word.
+        if long.starts_with(short.as_str()) {
+            return 0.85;
+        }
+        // `id` -> `issueId`, `name` -> `repo_name`: the words of one are a part of the other's.
+        let (few, many) = if self.words.len() <= other.words.len() {
+            (&self.words, &other.words)
+        } else {
+            (&other.words, &self.words)
+        };
+        if !few.is_empty() && few.iter().all(|w| many.contains(w)) {
+            return 0.8;
+        }
+        strsim::jaro_winkler(x, y)
     }
-    let (short, long) = if x.len() <= y.len() { (&x, &y) } else { (&y, &x) };
-    // `q` -> `query`, `repo` -> `repository`: an abbreviation is a prefix of the full word.
-    if long.starts_with(short.as_str()) {
-        return 0.85;
-    }
-    // `id` -> `issueId`, `name` -> `repo_name`: the words of one are a part of the other's.
-    let (wa, wb) = (crate::checks::words(a), crate::checks::words(b));
-    let (few, many) = if wa.len() <= wb.len() { (&wa, &wb) } else { (&wb, &wa) };
-    if !few.is_empty() && few.iter().all(|w| many.contains(w)) {
-        return 0.8;
-    }
-    strsim::jaro_winkler(&x, &y)
 }
 
 #[allow(clippy::too_many_lines, reason = "the tool-level fields, then the two schema walks, in reading order")]
@@ -2308,6 +2327,31 @@ fn divides(step: f64, value: f64) -> bool {
     (q - q.round()).abs() < 1e-9 && q.round() >= 1.0
 }
 
+/// What rename pairing knows about one property, computed once.
+struct Param<'a> {
+    name: &'a str,
+    ident: Ident,
+    types: Option<TypeSet>,
+    required: bool,
+    description: BTreeSet<String>,
+}
+
+impl<'a> Param<'a> {
+    fn of(name: &'a str, props: &BTreeMap<&'a str, At<'a>>, required: &BTreeSet<&str>) -> Param<'a> {
+        let value = props[name].value;
+        Param {
+            name,
+            ident: Ident::of(name),
+            types: value.get("type").and_then(schema::parse_types),
+            required: required.contains(name),
+            description: description_words(value, 2),
+        }
+    }
+}
+
+/// Above this many (removed x added) pairs, only pairs that share some evidence are scored.
+const PAIR_BUDGET: usize = 250_000;
+
 /// Pairs removed and added properties that are the same parameter under a new name.
 fn pair_renamed_properties<'a>(
     removed: &[&'a str],
@@ -2317,39 +2361,100 @@ fn pair_renamed_properties<'a>(
     ro: &BTreeSet<&str>,
     rn: &BTreeSet<&str>,
 ) -> Vec<(&'a str, &'a str)> {
+    let old: Vec<Param<'a>> = removed.iter().map(|a| Param::of(a, po, ro)).collect();
+    let new: Vec<Param<'a>> = added.iter().map(|b| Param::of(b, pn, rn)).collect();
+    let pairs: Vec<(usize, usize)> = if old.len() * new.len() <= PAIR_BUDGET {
+        (0..old.len()).flat_map(|i| (0..new.len()).map(move |j| (i, j))).collect()
+    } else {
+        blocked_pairs(&old, &new)
+    };
+    // One parameter out, one in, of the same shape: a rename even under a less similar name.
+    let unambiguous = old.len() == 1 && new.len() == 1;
     let mut candidates = Vec::new();
-    for (i, a) in removed.iter().enumerate() {
-        for (j, b) in added.iter().enumerate() {
-            let mut score = name_similarity(a, b);
-            let ta = po[a].value.get("type").and_then(schema::parse_types);
-            let tb = pn[b].value.get("type").and_then(schema::parse_types);
-            if ta.is_some() && ta == tb {
-                score += 0.1;
-            } else if ta.is_some() && tb.is_some() {
-                score -= 0.15;
-            }
-            if ro.contains(a) == rn.contains(b) {
-                score += 0.05;
-            }
-            let (da, db) = (description_words(po[a].value, 2), description_words(pn[b].value, 2));
-            if !da.is_empty() && !db.is_empty() {
-                let similar = jaccard(&da, &db);
-                score += if similar >= 0.5 {
-                    0.2
-                } else if similar < 0.1 {
-                    -0.1
-                } else {
-                    0.0
-                };
-            }
-            // One parameter out, one in, of the same shape: a rename even under a less similar name.
-            let unambiguous = removed.len() == 1 && added.len() == 1;
-            if score >= 0.85 || (unambiguous && score >= 0.75) {
-                candidates.push((score, i, j));
-            }
+    for (i, j) in pairs {
+        let (a, b) = (&old[i], &new[j]);
+        let mut score = a.ident.similarity(&b.ident);
+        if a.types.is_some() && a.types == b.types {
+            score += 0.1;
+        } else if a.types.is_some() && b.types.is_some() {
+            score -= 0.15;
+        }
+        if a.required == b.required {
+            score += 0.05;
+        }
+        if !a.description.is_empty() && !b.description.is_empty() {
+            let similar = jaccard(&a.description, &b.description);
+            score += if similar >= 0.5 {
+                0.2
+            } else if similar < 0.1 {
+                -0.1
+            } else {
+                0.0
+            };
+        }
+        if score >= 0.85 || (unambiguous && score >= 0.75) {
+            candidates.push((score, i, j));
         }
     }
-    assign(candidates).into_iter().map(|(i, j)| (removed[i], added[j])).collect()
+    assign(candidates).into_iter().map(|(i, j)| (old[i].name, new[j].name)).collect()
+}
+
+/// The pairs worth scoring when there are too many to score all: the same or a prefix-related
+/// normalized name, a shared word, the same first three letters, or the same description words.
+/// Evidence shared by more than [`POSTING_CAP`] properties (a word in every name) is not used.
+fn blocked_pairs(old: &[Param<'_>], new: &[Param<'_>]) -> Vec<(usize, usize)> {
+    const POSTING_CAP: usize = 64;
+    let mut by_norm: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_word: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_head: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_text: HashMap<Vec<&str>, Vec<usize>> = HashMap::new();
+    let head = |s: &str| -> String { s.chars().take(3).collect() };
+    let heads: Vec<String> = new.iter().map(|p| head(&p.ident.norm)).collect();
+    let mut sorted: Vec<(&str, usize)> = Vec::with_capacity(new.len());
+    for (j, p) in new.iter().enumerate() {
+        by_norm.entry(p.ident.norm.as_str()).or_default().push(j);
+        sorted.push((p.ident.norm.as_str(), j));
+        for w in &p.ident.words {
+            by_word.entry(w.as_str()).or_default().push(j);
+        }
+        by_head.entry(heads[j].as_str()).or_default().push(j);
+        if !p.description.is_empty() {
+            by_text.entry(p.description.iter().map(String::as_str).collect()).or_default().push(j);
+        }
+    }
+    sorted.sort_unstable();
+    let mut out: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for (i, p) in old.iter().enumerate() {
+        let mut take = |list: Option<&Vec<usize>>| {
+            if let Some(list) = list.filter(|l| l.len() <= POSTING_CAP) {
+                out.extend(list.iter().map(|&j| (i, j)));
+            }
+        };
+        let norm = p.ident.norm.as_str();
+        // The same normalized name always counts (`issueId` -> `issue_id`).
+        let same = by_norm.get(norm).map(|l| l.iter().map(|&j| (i, j)).collect::<Vec<_>>()).unwrap_or_default();
+        // Names this one is a prefix of (`repo` -> `repository`), nearest first, and its own prefixes.
+        let start = sorted.partition_point(|(n, _)| *n < norm);
+        let longer: Vec<usize> = sorted[start..]
+            .iter()
+            .take_while(|(n, _)| n.starts_with(norm))
+            .take(POSTING_CAP)
+            .map(|(_, j)| *j)
+            .collect();
+        take(Some(&longer));
+        for (k, _) in norm.char_indices().skip(1) {
+            take(by_norm.get(&norm[..k]));
+        }
+        for w in &p.ident.words {
+            take(by_word.get(w.as_str()));
+        }
+        take(by_head.get(head(norm).as_str()));
+        if !p.description.is_empty() {
+            take(by_text.get(&p.description.iter().map(String::as_str).collect::<Vec<_>>()));
+        }
+        out.extend(same);
+    }
+    out.into_iter().collect()
 }
 
 #[cfg(test)]

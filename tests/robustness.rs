@@ -264,3 +264,20 @@ fn twenty_thousand_findings_in_one_tool_are_linear() {
     let at = f.new.as_ref().unwrap();
     assert_eq!(&new[at.range.clone()], "\"type\"");
 }
+
+#[test]
+fn thousands_of_renamed_properties_are_paired_without_scoring_every_pair() {
+    // 2,000 parameters out and 2,000 in: 4 million pairs would be scored one by one; beyond a budget
+    // only pairs that share evidence are (here: the same normalized name).
+    let schema = |name: fn(usize) -> String| {
+        let props: serde_json::Map<String, Value> = (0..2_000)
+            .map(|i| (name(i), json!({"type": "string", "description": format!("Filter number {i}.")})))
+            .collect();
+        tool("t", &json!({"type": "object", "properties": props}))
+    };
+    let old = schema(|i| format!("issueFilter{i}"));
+    let new = schema(|i| format!("issue_filter_{i}"));
+    let rules = diff(&old, &new);
+    assert_eq!(rules.len(), 2_000);
+    assert!(rules.iter().all(|r| r == "input-property-renamed"), "{:?}", &rules[..3]);
+}

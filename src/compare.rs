@@ -167,15 +167,21 @@ const MAX_REF_HOPS: usize = 64;
 pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
     let removed: Vec<&Tool> = old.tools.values().filter(|t| !new.tools.contains_key(&t.name)).collect();
     let added: Vec<&Tool> = new.tools.values().filter(|t| !old.tools.contains_key(&t.name)).collect();
+    // Names, parameters and description words once per tool; each removed tool's likely successor once.
+    let (gone_facts, new_facts): (Vec<Facts>, Vec<Facts>) = rayon::join(
+        || removed.par_iter().map(|t| Facts::of(t)).collect(),
+        || added.par_iter().map(|t| Facts::of(t)).collect(),
+    );
+    let successor_of: Vec<Option<usize>> = successors(&gone_facts, &new_facts);
     // Several removed tools that share one successor were merged into it: that is not a rename.
-    let mut successor_count: HashMap<String, usize> = HashMap::new();
-    for t in &removed {
-        if let Some(s) = successor(t, &added) {
-            *successor_count.entry(s).or_insert(0) += 1;
+    let mut merged: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, s) in successor_of.iter().enumerate() {
+        if let Some(j) = s {
+            merged.entry(*j).or_default().push(i);
         }
     }
     let rename_targets: Vec<&Tool> =
-        added.iter().copied().filter(|t| successor_count.get(&t.name).is_none_or(|n| *n < 2)).collect();
+        added.iter().enumerate().filter(|(j, _)| merged.get(j).is_none_or(|m| m.len() < 2)).map(|(_, t)| *t).collect();
     let renames = pair_renamed_tools(&removed, &rename_targets);
     let renamed_old: HashSet<&str> = renames.iter().map(|(o, _)| o.name.as_str()).collect();
     let renamed_new: HashSet<&str> = renames.iter().map(|(_, n)| n.name.as_str()).collect();
@@ -186,25 +192,26 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
     pairs.sort_by(|a, b| a.1.name.cmp(&b.1.name));
 
     let mut changes: Vec<Change> = Vec::new();
-    let gone: Vec<&Tool> = removed.iter().copied().filter(|t| !renamed_old.contains(t.name.as_str())).collect();
-    let successors: Vec<Option<String>> = gone.iter().map(|t| successor(t, &added)).collect();
-    for (t, successor) in gone.iter().zip(&successors) {
-        {
-            let merged_with: Vec<String> = gone
-                .iter()
-                .zip(&successors)
-                .filter(|(o, s)| o.name != t.name && s.is_some() && *s == successor)
-                .map(|(o, _)| o.name.clone())
-                .collect();
-            changes.push(Change {
-                tool: t.name.clone(),
-                kind: ChangeKind::ToolRemoved { successor: successor.clone(), merged_with },
-                old_ptr: Some(String::new()),
-                new_ptr: None,
-                witness: None,
-                plan: None,
-            });
+    for (i, t) in removed.iter().enumerate() {
+        if renamed_old.contains(t.name.as_str()) {
+            continue;
         }
+        let successor = successor_of[i];
+        let merged_with: Vec<String> = successor
+            .and_then(|j| merged.get(&j))
+            .into_iter()
+            .flatten()
+            .filter(|&&o| o != i && !renamed_old.contains(removed[o].name.as_str()))
+            .map(|&o| removed[o].name.clone())
+            .collect();
+        changes.push(Change {
+            tool: t.name.clone(),
+            kind: ChangeKind::ToolRemoved { successor: successor.map(|j| added[j].name.clone()), merged_with },
+            old_ptr: Some(String::new()),
+            new_ptr: None,
+            witness: None,
+            plan: None,
+        });
     }
     for t in &added {
         if !renamed_new.contains(t.name.as_str()) {
@@ -233,28 +240,61 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
     changes
 }
 
-/// The new tool that most likely took over a removed tool's job: most of its parameters, and a related
-/// name or description.
-fn successor(removed: &Tool, added: &[&Tool]) -> Option<String> {
-    let params = param_names(removed);
-    if params.is_empty() {
-        return None;
+/// What tool-level pairing knows about a removed or added tool, computed once.
+struct Facts {
+    ident: Ident,
+    params: BTreeSet<String>,
+    words: BTreeSet<String>,
+    name: String,
+}
+
+impl Facts {
+    fn of(tool: &Tool) -> Facts {
+        Facts {
+            ident: Ident::of(&tool.name),
+            params: param_names(tool),
+            words: description_words(tool.value(), 3),
+            name: tool.name.clone(),
+        }
     }
-    let words = description_words(removed.value(), 3);
-    // Only tools new in this snapshot are candidates: an unchanged tool's text is never parsed.
-    added
-        .iter()
-        .filter_map(|t| {
-            let theirs = param_names(t);
-            let covered = params.iter().filter(|p| theirs.contains(*p)).count();
-            #[allow(clippy::cast_precision_loss, reason = "counts of properties are small")]
-            let coverage = covered as f64 / params.len() as f64;
-            let related =
-                name_similarity(&removed.name, &t.name).max(jaccard(&words, &description_words(t.value(), 3)));
-            (coverage >= 0.6 && related >= 0.3).then_some((coverage + related, t.name.clone()))
-        })
-        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
-        .map(|(_, name)| name)
+}
+
+/// For each removed tool, the new tool that most likely took over its job: most of its parameters,
+/// and a related name or description. Beyond [`PAIR_BUDGET`] pairs, only new tools that share a
+/// name feature or a parameter name are considered.
+fn successors(removed: &[Facts], added: &[Facts]) -> Vec<Option<usize>> {
+    let pairs = if removed.len() * added.len() <= PAIR_BUDGET {
+        all_pairs(removed.len(), added.len())
+    } else {
+        let evidence = |f: &Facts| -> Vec<String> { f.params.iter().map(|p| format!("p:{p}")).collect() };
+        let old: Vec<(&Ident, Vec<String>)> = removed.iter().map(|f| (&f.ident, evidence(f))).collect();
+        let new: Vec<(&Ident, Vec<String>)> = added.iter().map(|f| (&f.ident, evidence(f))).collect();
+        blocked_pairs(&old, &new)
+    };
+    let mut best: Vec<Option<(f64, usize)>> = vec![None; removed.len()];
+    for (i, j) in pairs {
+        let (r, t) = (&removed[i], &added[j]);
+        if r.params.is_empty() {
+            continue;
+        }
+        let covered = r.params.iter().filter(|p| t.params.contains(*p)).count();
+        #[allow(clippy::cast_precision_loss, reason = "counts of properties are small")]
+        let coverage = covered as f64 / r.params.len() as f64;
+        let related = r.ident.similarity(&t.ident).max(jaccard(&r.words, &t.words));
+        if coverage >= 0.6 && related >= 0.3 {
+            let score = coverage + related;
+            // Highest score; on a tie, the first name in order.
+            let better = best[i].is_none_or(|(s, k)| match score.total_cmp(&s) {
+                std::cmp::Ordering::Greater => true,
+                std::cmp::Ordering::Equal => t.name < added[k].name,
+                std::cmp::Ordering::Less => false,
+            });
+            if better {
+                best[i] = Some((score, j));
+            }
+        }
+    }
+    best.into_iter().map(|b| b.map(|(_, j)| j)).collect()
 }
 
 /// The lower-cased words of a `description`, longer than `longer_than` characters.
@@ -272,15 +312,34 @@ fn description_words(value: &Value, longer_than: usize) -> BTreeSet<String> {
 /// Pairs removed and added tools that are clearly the same tool under a new name: similar names and
 /// mostly the same parameters.
 fn pair_renamed_tools<'a>(removed: &[&'a Tool], added: &[&'a Tool]) -> Vec<(&'a Tool, &'a Tool)> {
+    // Names and parameter sets once per tool, not once per pair.
+    let prepare = |tools: &[&Tool]| -> Vec<(Ident, BTreeSet<String>)> {
+        tools.iter().map(|t| (Ident::of(&t.name), param_names(t))).collect()
+    };
+    let (old, new) = (prepare(removed), prepare(added));
+    let pairs = if old.len() * new.len() <= PAIR_BUDGET {
+        all_pairs(old.len(), new.len())
+    } else {
+        // A rename keeps at least half of the parameters, so a shared parameter name is evidence.
+        fn evidence((ident, params): &(Ident, BTreeSet<String>)) -> (&Ident, Vec<String>) {
+            let keys = if params.is_empty() {
+                vec!["p:".to_owned()]
+            } else {
+                params.iter().map(|p| format!("p:{p}")).collect()
+            };
+            (ident, keys)
+        }
+        let old_keys: Vec<(&Ident, Vec<String>)> = old.iter().map(evidence).collect();
+        let new_keys: Vec<(&Ident, Vec<String>)> = new.iter().map(evidence).collect();
+        blocked_pairs(&old_keys, &new_keys)
+    };
     let mut candidates = Vec::new();
-    for (i, o) in removed.iter().enumerate() {
-        for (j, n) in added.iter().enumerate() {
-            let name = name_similarity(&o.name, &n.name);
-            let params = jaccard(&param_names(o), &param_names(n));
-            let score = 0.6 * name + 0.4 * params;
-            if name >= 0.75 && params >= 0.5 && score >= 0.8 {
-                candidates.push((score, i, j));
-            }
+    for (i, j) in pairs {
+        let name = old[i].0.similarity(&new[j].0);
+        let params = jaccard(&old[i].1, &new[j].1);
+        let score = 0.6 * name + 0.4 * params;
+        if name >= 0.75 && params >= 0.5 && score >= 0.8 {
+            candidates.push((score, i, j));
         }
     }
     assign(candidates).into_iter().map(|(i, j)| (removed[i], added[j])).collect()
@@ -2352,6 +2411,10 @@ impl<'a> Param<'a> {
 /// Above this many (removed x added) pairs, only pairs that share some evidence are scored.
 const PAIR_BUDGET: usize = 250_000;
 
+fn all_pairs(rows: usize, cols: usize) -> Vec<(usize, usize)> {
+    (0..rows).flat_map(|i| (0..cols).map(move |j| (i, j))).collect()
+}
+
 /// Pairs removed and added properties that are the same parameter under a new name.
 fn pair_renamed_properties<'a>(
     removed: &[&'a str],
@@ -2364,9 +2427,15 @@ fn pair_renamed_properties<'a>(
     let old: Vec<Param<'a>> = removed.iter().map(|a| Param::of(a, po, ro)).collect();
     let new: Vec<Param<'a>> = added.iter().map(|b| Param::of(b, pn, rn)).collect();
     let pairs: Vec<(usize, usize)> = if old.len() * new.len() <= PAIR_BUDGET {
-        (0..old.len()).flat_map(|i| (0..new.len()).map(move |j| (i, j))).collect()
+        all_pairs(old.len(), new.len())
     } else {
-        blocked_pairs(&old, &new)
+        fn evidence<'p>(p: &'p Param<'_>) -> (&'p Ident, Vec<String>) {
+            let words: Vec<&str> = p.description.iter().map(String::as_str).collect();
+            (&p.ident, if words.is_empty() { Vec::new() } else { vec![format!("d:{}", words.join(" "))] })
+        }
+        let old_keys: Vec<(&Ident, Vec<String>)> = old.iter().map(evidence).collect();
+        let new_keys: Vec<(&Ident, Vec<String>)> = new.iter().map(evidence).collect();
+        blocked_pairs(&old_keys, &new_keys)
     };
     // One parameter out, one in, of the same shape: a rename even under a less similar name.
     let unambiguous = old.len() == 1 && new.len() == 1;
@@ -2399,63 +2468,50 @@ fn pair_renamed_properties<'a>(
     assign(candidates).into_iter().map(|(i, j)| (old[i].name, new[j].name)).collect()
 }
 
-/// The pairs worth scoring when there are too many to score all: the same or a prefix-related
-/// normalized name, a shared word, the same first three letters, or the same description words.
-/// Evidence shared by more than [`POSTING_CAP`] properties (a word in every name) is not used.
-fn blocked_pairs(old: &[Param<'_>], new: &[Param<'_>]) -> Vec<(usize, usize)> {
-    const POSTING_CAP: usize = 64;
+/// The pairs worth scoring when there are too many to score all: the same normalized name (always),
+/// prefix-related names, a shared word, the same first three letters, or a shared `extra` key (the
+/// caller's evidence: description words, parameter names). A key shared by more than
+/// [`POSTING_CAP`] items (a word in every name) is not used.
+fn blocked_pairs(old: &[(&Ident, Vec<String>)], new: &[(&Ident, Vec<String>)]) -> Vec<(usize, usize)> {
+    let keys = |ident: &Ident, extra: &[String]| -> Vec<String> {
+        let mut k: Vec<String> = ident.words.iter().map(|w| format!("w:{w}")).collect();
+        k.push(format!("h:{}", ident.norm.chars().take(3).collect::<String>()));
+        k.extend(extra.iter().cloned());
+        k
+    };
     let mut by_norm: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut by_word: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut by_head: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut by_text: HashMap<Vec<&str>, Vec<usize>> = HashMap::new();
-    let head = |s: &str| -> String { s.chars().take(3).collect() };
-    let heads: Vec<String> = new.iter().map(|p| head(&p.ident.norm)).collect();
+    let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
     let mut sorted: Vec<(&str, usize)> = Vec::with_capacity(new.len());
-    for (j, p) in new.iter().enumerate() {
-        by_norm.entry(p.ident.norm.as_str()).or_default().push(j);
-        sorted.push((p.ident.norm.as_str(), j));
-        for w in &p.ident.words {
-            by_word.entry(w.as_str()).or_default().push(j);
-        }
-        by_head.entry(heads[j].as_str()).or_default().push(j);
-        if !p.description.is_empty() {
-            by_text.entry(p.description.iter().map(String::as_str).collect()).or_default().push(j);
+    for (j, (ident, extra)) in new.iter().enumerate() {
+        by_norm.entry(ident.norm.as_str()).or_default().push(j);
+        sorted.push((ident.norm.as_str(), j));
+        for k in keys(ident, extra) {
+            by_key.entry(k).or_default().push(j);
         }
     }
     sorted.sort_unstable();
     let mut out: BTreeSet<(usize, usize)> = BTreeSet::new();
-    for (i, p) in old.iter().enumerate() {
-        let mut take = |list: Option<&Vec<usize>>| {
-            if let Some(list) = list.filter(|l| l.len() <= POSTING_CAP) {
-                out.extend(list.iter().map(|&j| (i, j)));
-            }
-        };
-        let norm = p.ident.norm.as_str();
-        // The same normalized name always counts (`issueId` -> `issue_id`).
-        let same = by_norm.get(norm).map(|l| l.iter().map(|&j| (i, j)).collect::<Vec<_>>()).unwrap_or_default();
+    for (i, (ident, extra)) in old.iter().enumerate() {
+        let norm = ident.norm.as_str();
+        let mut found: Vec<usize> = by_norm.get(norm).cloned().unwrap_or_default();
+        let capped = |list: Option<&Vec<usize>>| list.filter(|l| l.len() <= POSTING_CAP).cloned().unwrap_or_default();
         // Names this one is a prefix of (`repo` -> `repository`), nearest first, and its own prefixes.
         let start = sorted.partition_point(|(n, _)| *n < norm);
-        let longer: Vec<usize> = sorted[start..]
-            .iter()
-            .take_while(|(n, _)| n.starts_with(norm))
-            .take(POSTING_CAP)
-            .map(|(_, j)| *j)
-            .collect();
-        take(Some(&longer));
+        found
+            .extend(sorted[start..].iter().take_while(|(n, _)| n.starts_with(norm)).take(POSTING_CAP).map(|(_, j)| *j));
         for (k, _) in norm.char_indices().skip(1) {
-            take(by_norm.get(&norm[..k]));
+            found.extend(capped(by_norm.get(&norm[..k])));
         }
-        for w in &p.ident.words {
-            take(by_word.get(w.as_str()));
+        for k in keys(ident, extra) {
+            found.extend(capped(by_key.get(&k)));
         }
-        take(by_head.get(head(norm).as_str()));
-        if !p.description.is_empty() {
-            take(by_text.get(&p.description.iter().map(String::as_str).collect::<Vec<_>>()));
-        }
-        out.extend(same);
+        out.extend(found.into_iter().map(|j| (i, j)));
     }
     out.into_iter().collect()
 }
+
+/// Evidence shared by more items than this is too common to select candidates by.
+const POSTING_CAP: usize = 64;
 
 #[cfg(test)]
 mod tests {

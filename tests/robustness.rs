@@ -281,3 +281,23 @@ fn thousands_of_renamed_properties_are_paired_without_scoring_every_pair() {
     assert_eq!(rules.len(), 2_000);
     assert!(rules.iter().all(|r| r == "input-property-renamed"), "{:?}", &rules[..3]);
 }
+
+#[test]
+fn thousands_of_replaced_tools_are_paired_without_scoring_every_pair() {
+    // 1,500 tools out and 1,500 in (2.25 million pairs): renames, successors and merges come from
+    // candidates that share a name feature or a parameter, each tool prepared once.
+    let tools = |name: fn(usize) -> String| -> Value {
+        let list: Vec<Value> = (0..1_500)
+            .map(|i| {
+                json!({"name": name(i), "description": format!("Tool {i}."), "inputSchema": {"type": "object", "properties": {
+                    "owner": {"type": "string"}, "repo": {"type": "string"}, format!("x{i}"): {"type": "integer"}}}})
+            })
+            .collect();
+        json!({"tools": list})
+    };
+    let old = tools(|i| format!("getIssue{i}"));
+    let new = tools(|i| format!("get_issue_{i}"));
+    let rules = diff(&old, &new);
+    assert_eq!(rules.len(), 1_500);
+    assert!(rules.iter().all(|r| r == "tool-renamed"), "{:?}", &rules[..3]);
+}

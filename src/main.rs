@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use mcp_drift::catalog::{RuleId, Severity};
+use mcp_drift::lint::Protocol;
 use mcp_drift::policy::Policy;
 use mcp_drift::report;
 
@@ -27,41 +28,19 @@ enum Command {
         /// Compare OLD (a path) at this git revision with the same path in the working tree.
         #[arg(long, value_name = "REV")]
         base: Option<String>,
-        #[arg(long, value_enum, default_value_t = FormatArg::Human)]
-        format: FormatArg,
-        /// Exit 1 when a finding is at or above this severity [default: the config's `fail-on`, else error].
-        #[arg(long, value_enum)]
-        fail_on: Option<FailOn>,
-        #[arg(long, value_enum, default_value_t = Color::Auto)]
-        color: Color,
-        /// Configuration file [default: ./mcp-drift.toml when it exists].
-        #[arg(long)]
-        config: Option<std::path::PathBuf>,
-        /// A baseline of accepted findings (written by `mcp-drift baseline write`).
-        #[arg(long)]
-        baseline: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
     },
     /// Check snapshots on their own before release (schema validity, MCP rules, hidden text, ...).
     Lint {
         /// Snapshot files or directories (`REV:PATH` reads PATH at a git revision, `-` reads stdin).
         #[arg(required = true)]
         snapshots: Vec<String>,
-        /// Also check against the Tool definition of this MCP protocol revision.
-        #[arg(long, value_name = "VERSION", value_parser = ["2025-06-18", "2025-11-25", "2026-07-28"])]
-        protocol: Option<String>,
-        #[arg(long, value_enum, default_value_t = FormatArg::Human)]
-        format: FormatArg,
-        /// Exit 1 when a finding is at or above this severity [default: the config's `fail-on`, else error].
-        #[arg(long, value_enum)]
-        fail_on: Option<FailOn>,
-        #[arg(long, value_enum, default_value_t = Color::Auto)]
-        color: Color,
-        /// Configuration file [default: ./mcp-drift.toml when it exists].
-        #[arg(long)]
-        config: Option<std::path::PathBuf>,
-        /// A baseline of accepted findings (written by `mcp-drift baseline write`).
-        #[arg(long)]
-        baseline: Option<std::path::PathBuf>,
+        /// Also check against the Tool definition of this MCP protocol revision (2025-06-18, 2025-11-25, 2026-07-28).
+        #[arg(long, value_name = "VERSION", value_parser = parse_protocol)]
+        protocol: Option<Protocol>,
+        #[command(flatten)]
+        report: ReportArgs,
     },
     /// Record today's findings as accepted, so a team can adopt mcp-drift on a noisy history.
     Baseline {
@@ -120,8 +99,9 @@ enum BaselineAction {
     Lint {
         #[arg(required = true)]
         snapshots: Vec<String>,
-        #[arg(long, value_name = "VERSION", value_parser = ["2025-06-18", "2025-11-25", "2026-07-28"])]
-        protocol: Option<String>,
+        /// Also check against the Tool definition of this MCP protocol revision.
+        #[arg(long, value_name = "VERSION", value_parser = parse_protocol)]
+        protocol: Option<Protocol>,
         #[arg(long, default_value = mcp_drift::policy::BASELINE_FILE)]
         output: std::path::PathBuf,
         #[arg(long, default_value = "accepted when adopting mcp-drift (baseline)")]
@@ -129,6 +109,28 @@ enum BaselineAction {
         #[arg(long)]
         config: Option<std::path::PathBuf>,
     },
+}
+
+/// How findings are reported and judged: shared by `diff` and `lint`.
+#[derive(clap::Args)]
+struct ReportArgs {
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    format: FormatArg,
+    /// Exit 1 when a finding is at or above this severity [default: the config's `fail-on`, else error].
+    #[arg(long, value_enum)]
+    fail_on: Option<FailOn>,
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+    /// Configuration file [default: ./mcp-drift.toml when it exists].
+    #[arg(long)]
+    config: Option<std::path::PathBuf>,
+    /// A baseline of accepted findings (written by `mcp-drift baseline write`).
+    #[arg(long)]
+    baseline: Option<std::path::PathBuf>,
+}
+
+fn parse_protocol(s: &str) -> Result<Protocol, String> {
+    s.parse()
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -260,7 +262,7 @@ fn write_baseline(
 
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
-        Command::Diff { old, new, base, format, fail_on, color, config, baseline } => {
+        Command::Diff { old, new, base, report: r } => {
             let (old, new) = match (base, new) {
                 (Some(rev), None) => {
                     if rev.starts_with('-') {
@@ -276,27 +278,25 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                 }
                 (None, None) => return Err(mcp_drift::Error::Usage("give OLD and NEW, or --base REV PATH".into())),
             };
-            let (policy, fail_on) = policy(config.as_deref(), baseline.as_deref(), fail_on)?;
+            let (policy, fail_on) = policy(r.config.as_deref(), r.baseline.as_deref(), r.fail_on)?;
             let mut analysis = mcp_drift::diff(&old, &new)?;
             analysis.apply_policy(&policy);
-            report(analysis, format, color, fail_on)
+            report(analysis, r.format, r.color, fail_on)
         }
-        Command::Lint { snapshots, protocol, format, fail_on, color, config, baseline } => {
-            let (policy, fail_on) = policy(config.as_deref(), baseline.as_deref(), fail_on)?;
-            let protocol = protocol.map(|p| p.parse()).transpose().map_err(mcp_drift::Error::Usage)?;
+        Command::Lint { snapshots, protocol, report: r } => {
+            let (policy, fail_on) = policy(r.config.as_deref(), r.baseline.as_deref(), r.fail_on)?;
             if snapshots.iter().filter(|s| *s == "-").count() > 1 {
                 return Err(mcp_drift::Error::Usage("only one snapshot can be read from standard input".into()));
             }
             let mut analysis = mcp_drift::lint(&snapshots, mcp_drift::lint::Options { protocol })?;
             analysis.apply_policy(&policy);
-            report(analysis, format, color, fail_on)
+            report(analysis, r.format, r.color, fail_on)
         }
         Command::Baseline { action: BaselineAction::Write { old, new, output, reason, config } } => {
             let analysis = mcp_drift::diff(&old, &new)?;
             write_baseline(analysis, config.as_deref(), &output, &reason)
         }
         Command::Baseline { action: BaselineAction::Lint { snapshots, protocol, output, reason, config } } => {
-            let protocol = protocol.map(|p| p.parse()).transpose().map_err(mcp_drift::Error::Usage)?;
             let analysis = mcp_drift::lint(&snapshots, mcp_drift::lint::Options { protocol })?;
             write_baseline(analysis, config.as_deref(), &output, &reason)
         }

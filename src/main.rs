@@ -86,14 +86,8 @@ enum BaselineAction {
     Write {
         old: String,
         new: String,
-        /// Where to write it.
-        #[arg(long, default_value = mcp_drift::policy::BASELINE_FILE)]
-        output: std::path::PathBuf,
-        /// The reason recorded with each accepted finding.
-        #[arg(long, default_value = "accepted when adopting mcp-drift (baseline)")]
-        reason: String,
-        #[arg(long)]
-        config: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        out: BaselineOut,
     },
     /// Write every current finding of `lint SNAPSHOT...` to the baseline file.
     Lint {
@@ -102,13 +96,22 @@ enum BaselineAction {
         /// Also check against the Tool definition of this MCP protocol revision.
         #[arg(long, value_name = "VERSION", value_parser = parse_protocol)]
         protocol: Option<Protocol>,
-        #[arg(long, default_value = mcp_drift::policy::BASELINE_FILE)]
-        output: std::path::PathBuf,
-        #[arg(long, default_value = "accepted when adopting mcp-drift (baseline)")]
-        reason: String,
-        #[arg(long)]
-        config: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        out: BaselineOut,
     },
+}
+
+/// Where a baseline goes and what it records.
+#[derive(clap::Args)]
+struct BaselineOut {
+    /// Where to write it.
+    #[arg(long, default_value = mcp_drift::policy::BASELINE_FILE)]
+    output: std::path::PathBuf,
+    /// The reason recorded with each accepted finding.
+    #[arg(long, default_value = "accepted when adopting mcp-drift (baseline)")]
+    reason: String,
+    #[arg(long)]
+    config: Option<std::path::PathBuf>,
 }
 
 /// How findings are reported and judged: shared by `diff` and `lint`.
@@ -244,19 +247,14 @@ fn report(
 }
 
 /// Accepts every current finding (except ignored and `off` ones) in a baseline file, atomically.
-fn write_baseline(
-    mut analysis: mcp_drift::Analysis,
-    config: Option<&std::path::Path>,
-    output: &std::path::Path,
-    reason: &str,
-) -> Result<ExitCode, mcp_drift::Error> {
-    let policy = Policy::load(config)?;
+fn write_baseline(mut analysis: mcp_drift::Analysis, out: &BaselineOut) -> Result<ExitCode, mcp_drift::Error> {
+    let policy = Policy::load(out.config.as_deref())?;
     analysis.apply_policy(&Policy { accepted: Vec::new(), ..policy });
-    let baseline = mcp_drift::policy::baseline_of(&analysis.findings, reason);
+    let baseline = mcp_drift::policy::baseline_of(&analysis.findings, &out.reason);
     let mut text = serde_json::to_string_pretty(&baseline).unwrap_or_default();
     text.push('\n');
-    mcp_drift::policy::write_atomically(output, &text)?;
-    eprintln!("wrote {} accepted finding(s) to {}", baseline.accepted.len(), output.display());
+    mcp_drift::policy::write_atomically(&out.output, &text)?;
+    eprintln!("wrote {} accepted finding(s) to {}", baseline.accepted.len(), out.output.display());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -292,13 +290,11 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             analysis.apply_policy(&policy);
             report(analysis, r.format, r.color, fail_on)
         }
-        Command::Baseline { action: BaselineAction::Write { old, new, output, reason, config } } => {
-            let analysis = mcp_drift::diff(&old, &new)?;
-            write_baseline(analysis, config.as_deref(), &output, &reason)
+        Command::Baseline { action: BaselineAction::Write { old, new, out } } => {
+            write_baseline(mcp_drift::diff(&old, &new)?, &out)
         }
-        Command::Baseline { action: BaselineAction::Lint { snapshots, protocol, output, reason, config } } => {
-            let analysis = mcp_drift::lint(&snapshots, mcp_drift::lint::Options { protocol })?;
-            write_baseline(analysis, config.as_deref(), &output, &reason)
+        Command::Baseline { action: BaselineAction::Lint { snapshots, protocol, out } } => {
+            write_baseline(mcp_drift::lint(&snapshots, mcp_drift::lint::Options { protocol })?, &out)
         }
         Command::Lock { snapshot, output } => {
             let mut sources = mcp_drift::load::Sources::default();

@@ -33,12 +33,8 @@ enum Command {
     },
     /// Check snapshots on their own before release (schema validity, MCP rules, hidden text, ...).
     Lint {
-        /// Snapshot files or directories (`REV:PATH` reads PATH at a git revision, `-` reads stdin).
-        #[arg(required = true)]
-        snapshots: Vec<String>,
-        /// Also check against the Tool definition of this MCP protocol revision (2025-06-18, 2025-11-25, 2026-07-28).
-        #[arg(long, value_name = "VERSION", value_parser = parse_protocol)]
-        protocol: Option<Protocol>,
+        #[command(flatten)]
+        target: LintTarget,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -91,14 +87,31 @@ enum BaselineAction {
     },
     /// Write every current finding of `lint SNAPSHOT...` to the baseline file.
     Lint {
-        #[arg(required = true)]
-        snapshots: Vec<String>,
-        /// Also check against the Tool definition of this MCP protocol revision.
-        #[arg(long, value_name = "VERSION", value_parser = parse_protocol)]
-        protocol: Option<Protocol>,
+        #[command(flatten)]
+        target: LintTarget,
         #[command(flatten)]
         out: BaselineOut,
     },
+}
+
+/// What `lint` reads and against which protocol revision.
+#[derive(clap::Args)]
+struct LintTarget {
+    /// Snapshot files or directories (`REV:PATH` reads PATH at a git revision, `-` reads stdin).
+    #[arg(required = true)]
+    snapshots: Vec<String>,
+    /// Also check against the Tool definition of this MCP protocol revision (2025-06-18, 2025-11-25, 2026-07-28).
+    #[arg(long, value_name = "VERSION", value_parser = parse_protocol)]
+    protocol: Option<Protocol>,
+}
+
+impl LintTarget {
+    fn run(&self) -> Result<mcp_drift::Analysis, mcp_drift::Error> {
+        if self.snapshots.iter().filter(|s| *s == "-").count() > 1 {
+            return Err(mcp_drift::Error::Usage("only one snapshot can be read from standard input".into()));
+        }
+        mcp_drift::lint(&self.snapshots, mcp_drift::lint::Options { protocol: self.protocol })
+    }
 }
 
 /// Where a baseline goes and what it records.
@@ -281,21 +294,16 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             analysis.apply_policy(&policy);
             report(analysis, r.format, r.color, fail_on)
         }
-        Command::Lint { snapshots, protocol, report: r } => {
+        Command::Lint { target, report: r } => {
             let (policy, fail_on) = policy(r.config.as_deref(), r.baseline.as_deref(), r.fail_on)?;
-            if snapshots.iter().filter(|s| *s == "-").count() > 1 {
-                return Err(mcp_drift::Error::Usage("only one snapshot can be read from standard input".into()));
-            }
-            let mut analysis = mcp_drift::lint(&snapshots, mcp_drift::lint::Options { protocol })?;
+            let mut analysis = target.run()?;
             analysis.apply_policy(&policy);
             report(analysis, r.format, r.color, fail_on)
         }
         Command::Baseline { action: BaselineAction::Write { old, new, out } } => {
             write_baseline(mcp_drift::diff(&old, &new)?, &out)
         }
-        Command::Baseline { action: BaselineAction::Lint { snapshots, protocol, out } } => {
-            write_baseline(mcp_drift::lint(&snapshots, mcp_drift::lint::Options { protocol })?, &out)
-        }
+        Command::Baseline { action: BaselineAction::Lint { target, out } } => write_baseline(target.run()?, &out),
         Command::Lock { snapshot, output } => {
             let mut sources = mcp_drift::load::Sources::default();
             let snap = mcp_drift::load::load(&snapshot, &mut sources)?;

@@ -245,7 +245,7 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 /// Finds the pointer in the tool's file, climbing to the nearest parent that exists.
-fn locate(tool: &Tool, pointer: &str, sources: &Sources) -> Option<Location> {
+pub(crate) fn locate(tool: &Tool, pointer: &str, sources: &Sources) -> Option<Location> {
     let file = sources.get(tool.file);
     // Search inside the tool object only: its start is indexed once per file.
     let (text, offset, mut p) = match file.tool_offset(&tool.base) {

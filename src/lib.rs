@@ -37,6 +37,38 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// An analysis with no files and no findings yet.
+    fn empty(old: Snapshot, new: Snapshot) -> Analysis {
+        Analysis { sources: Sources::default(), old, new, findings: Vec::new(), suppressed: Vec::new() }
+    }
+
+    /// Moves the files, tools and findings of `part` into this one. With a `label` (the snapshot file
+    /// of a multi-snapshot run), tool keys, fingerprints and findings name it.
+    fn absorb(&mut self, part: Analysis, label: Option<&str>) {
+        let shift = self.sources.files.len();
+        self.sources.files.extend(part.sources.files);
+        for (side, into) in [(part.old, &mut self.old), (part.new, &mut self.new)] {
+            for (name, mut tool) in side.tools {
+                tool.file += shift;
+                into.tools.insert(label.map_or_else(|| name.clone(), |l| format!("{l}: {name}")), tool);
+            }
+            for mut tool in side.repeated {
+                tool.file += shift;
+                into.repeated.push(tool);
+            }
+        }
+        for mut f in part.findings {
+            for loc in [f.old.as_mut(), f.new.as_mut()].into_iter().flatten() {
+                loc.file += shift;
+            }
+            if let Some(l) = label {
+                f.fingerprint = checks::fingerprint(f.rule.as_str(), &format!("{l}: {}", f.tool), &f.pointer);
+                f.snapshot = Some(l.to_owned());
+            }
+            self.findings.push(f);
+        }
+    }
+
     /// Applies a team's policy (severity overrides, ignores, accepted changes).
     pub fn apply_policy(&mut self, policy: &policy::Policy) {
         let (kept, suppressed) = policy.apply(std::mem::take(&mut self.findings));
@@ -94,31 +126,10 @@ fn diff_many(old: &str, new: &str, pairs: &[load::SnapshotPair]) -> Result<Analy
             Ok((rel.clone(), analyze(sources, old, new)))
         })
         .collect();
-    let mut all = Analysis {
-        sources: Sources::default(),
-        old: Snapshot::empty(old),
-        new: Snapshot::empty(new),
-        findings: Vec::new(),
-        suppressed: Vec::new(),
-    };
+    let mut all = Analysis::empty(Snapshot::empty(old), Snapshot::empty(new));
     for result in analyses {
         let (rel, a) = result?;
-        let shift = all.sources.files.len();
-        all.sources.files.extend(a.sources.files);
-        for (side, into) in [(a.old, &mut all.old), (a.new, &mut all.new)] {
-            for (name, mut tool) in side.tools {
-                tool.file += shift;
-                into.tools.insert(format!("{rel}: {name}"), tool);
-            }
-        }
-        for mut f in a.findings {
-            for loc in [f.old.as_mut(), f.new.as_mut()].into_iter().flatten() {
-                loc.file += shift;
-            }
-            f.fingerprint = checks::fingerprint(f.rule.as_str(), &format!("{rel}: {}", f.tool), &f.pointer);
-            f.snapshot = Some(rel.clone());
-            all.findings.push(f);
-        }
+        all.absorb(a, Some(&rel));
     }
     Ok(all)
 }
@@ -154,42 +165,18 @@ pub fn verify(
 /// When a snapshot cannot be read or is not JSON with tool objects in it.
 pub fn lint(specs: &[String], options: lint::Options) -> Result<Analysis, Error> {
     use rayon::prelude::*;
-    let loaded: Vec<Result<(Sources, Snapshot), Error>> = specs
+    let parts: Vec<Result<Analysis, Error>> = specs
         .par_iter()
         .map(|spec| {
             let mut sources = Sources::default();
-            load::load_with(spec, &mut sources, load::Mode::Lint).map(|s| (sources, s))
+            let snapshot = load::load_with(spec, &mut sources, load::Mode::Lint)?;
+            Ok(lint_loaded(sources, snapshot, options))
         })
         .collect();
-    let label = specs.join(" ");
-    let mut all = Analysis {
-        sources: Sources::default(),
-        old: Snapshot::empty(""),
-        new: Snapshot::empty(&label),
-        findings: Vec::new(),
-        suppressed: Vec::new(),
-    };
+    let mut all = Analysis::empty(Snapshot::empty(""), Snapshot::empty(&specs.join(" ")));
     let several = specs.len() > 1;
-    for result in loaded {
-        let (sources, mut snapshot) = result?;
-        let mut findings = lint::lint(&snapshot, &sources, options);
-        let shift = all.sources.files.len();
-        all.sources.absorb(sources, &mut snapshot);
-        for f in &mut findings {
-            for loc in [f.old.as_mut(), f.new.as_mut()].into_iter().flatten() {
-                loc.file += shift;
-            }
-            if several {
-                f.fingerprint =
-                    checks::fingerprint(f.rule.as_str(), &format!("{}: {}", snapshot.label, f.tool), &f.pointer);
-                f.snapshot = Some(snapshot.label.clone());
-            }
-        }
-        all.findings.append(&mut findings);
-        for (name, tool) in snapshot.tools {
-            let key = if several { format!("{}: {name}", snapshot.label) } else { name };
-            all.new.tools.insert(key, tool);
-        }
+    for (spec, part) in specs.iter().zip(parts) {
+        all.absorb(part?, several.then_some(spec.as_str()));
     }
     Ok(all)
 }
@@ -201,8 +188,13 @@ pub fn lint(specs: &[String], options: lint::Options) -> Result<Analysis, Error>
 pub fn lint_text(text: &str, options: lint::Options) -> Result<Analysis, Error> {
     let mut sources = Sources::default();
     let snapshot = load::load_bytes_with("snapshot.json", text.as_bytes().to_vec(), &mut sources, load::Mode::Lint)?;
+    Ok(lint_loaded(sources, snapshot, options))
+}
+
+/// Lints a loaded snapshot: the snapshot is the new side, there is no old one.
+fn lint_loaded(sources: Sources, snapshot: Snapshot, options: lint::Options) -> Analysis {
     let findings = lint::lint(&snapshot, &sources, options);
-    Ok(Analysis { sources, old: Snapshot::empty(""), new: snapshot, findings, suppressed: Vec::new() })
+    Analysis { sources, old: Snapshot::empty(""), new: snapshot, findings, suppressed: Vec::new() }
 }
 
 /// Compares two snapshots given as text (for tests and embedding).

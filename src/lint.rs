@@ -77,12 +77,11 @@ pub fn lint(snapshot: &Snapshot, sources: &Sources, options: Options) -> Vec<Fin
     for tool in &snapshot.repeated {
         let total = totals[tool.name.as_str()];
         let nth = *seen.entry(tool.name.as_str()).and_modify(|n| *n += 1).or_insert(2);
-        let first = snapshot.tools.get(&tool.name).and_then(|t| {
-            let file = sources.get(t.file);
-            let offset = file.tool_offset(&t.base)?;
-            let (line, column) = file.line_column(offset);
-            Some(format!(", first at {}:{line}:{column}", file.name))
-        });
+        let first = snapshot
+            .tools
+            .get(&tool.name)
+            .and_then(|t| checks::locate(t, "", sources))
+            .map(|l| format!(", first at {}:{}:{}", l.path, l.line, l.column));
         let detail = format!(" (definition {nth} of {total}{})", first.unwrap_or_default());
         out.push(checks::standalone(
             RuleId::LintDuplicateTool,

@@ -732,7 +732,7 @@ fn find_schema(root: &Value, hit: impl Fn(&Map<String, Value>) -> bool) -> Optio
                     return Some((ptr, value));
                 }
                 for (k, v) in map {
-                    if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                    if !is_instance_data(k) {
                         stack.push((format!("{ptr}/{}", crate::load::span::escape_token(k)), v));
                     }
                 }
@@ -746,6 +746,12 @@ fn find_schema(root: &Value, hit: impl Fn(&Map<String, Value>) -> bool) -> Optio
         }
     }
     None
+}
+
+/// Keywords whose values are instances, not schemas: never searched or rewritten as schemas.
+#[must_use]
+pub fn is_instance_data(keyword: &str) -> bool {
+    matches!(keyword, "enum" | "const" | "default" | "examples")
 }
 
 /// Whether a value contains a `$ref`-like keyword anywhere (iterative).

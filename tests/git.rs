@@ -17,6 +17,12 @@ fn repo() -> tempfile::TempDir {
     dir
 }
 
+/// Stages everything in the working tree and commits it.
+fn commit_all(dir: &Path, message: &str) {
+    sh(dir, &["add", "."]);
+    sh(dir, &["commit", "-qm", message]);
+}
+
 const V1: &str = r#"{"tools": [{"name": "deploy", "inputSchema": {"type": "object", "properties": {"branch": {"type": "string"}}, "required": ["branch"]}}]}"#;
 const V2: &str = r#"{"tools": [{"name": "deploy", "inputSchema": {"type": "object", "properties": {"branch": {"type": "string"}, "region": {"type": "string"}}, "required": ["branch", "region"]}}]}"#;
 
@@ -33,8 +39,7 @@ fn drift(dir: &Path, args: &[&str]) -> (i32, String, String) {
 fn base_revision_against_the_working_tree() {
     let r = repo();
     std::fs::write(r.path().join("tools.json"), V1).unwrap();
-    sh(r.path(), &["add", "."]);
-    sh(r.path(), &["commit", "-qm", "v1"]);
+    commit_all(r.path(), "v1");
     std::fs::write(r.path().join("tools.json"), V2).unwrap();
     let (code, out, err) = drift(r.path(), &["diff", "--base", "HEAD", "tools.json"]);
     assert_eq!(code, 1, "{err}");
@@ -51,8 +56,7 @@ fn directories_at_a_revision_and_from_a_subdirectory() {
     std::fs::create_dir_all(&snaps).unwrap();
     std::fs::write(snaps.join("deploy.snap"), r#"{"name": "deploy", "inputSchema": {"type": "object"}}"#).unwrap();
     std::fs::write(snaps.join("status.snap"), r#"{"name": "status", "inputSchema": {"type": "object"}}"#).unwrap();
-    sh(r.path(), &["add", "."]);
-    sh(r.path(), &["commit", "-qm", "v1"]);
+    commit_all(r.path(), "v1");
     std::fs::remove_file(snaps.join("status.snap")).unwrap();
     let (code, out, err) = drift(&r.path().join("pkg"), &["diff", "--base", "HEAD", "__toolsnaps__"]);
     assert_eq!(code, 1, "{err}");
@@ -63,8 +67,7 @@ fn directories_at_a_revision_and_from_a_subdirectory() {
 fn missing_revision_in_a_shallow_clone_says_how_to_fetch() {
     let origin = repo();
     std::fs::write(origin.path().join("tools.json"), V1).unwrap();
-    sh(origin.path(), &["add", "."]);
-    sh(origin.path(), &["commit", "-qm", "v1"]);
+    commit_all(origin.path(), "v1");
     std::fs::write(origin.path().join("tools.json"), V2).unwrap();
     sh(origin.path(), &["commit", "-qam", "v2"]);
     let clone = tempfile::tempdir().unwrap();
@@ -91,8 +94,7 @@ fn revisions_never_start_with_a_dash() {
 fn missing_path_at_revision() {
     let r = repo();
     std::fs::write(r.path().join("other.json"), V1).unwrap();
-    sh(r.path(), &["add", "."]);
-    sh(r.path(), &["commit", "-qm", "v1"]);
+    commit_all(r.path(), "v1");
     std::fs::write(r.path().join("tools.json"), V1).unwrap();
     let (code, _, err) = drift(r.path(), &["diff", "--base", "HEAD", "tools.json"]);
     assert_eq!(code, 2);

@@ -540,7 +540,7 @@ fn has_long_enum(schema: &Value) -> bool {
                 for (k, x) in o {
                     match (k.as_str(), x) {
                         ("enum", Value::Array(list)) if list.len() > LONG_ENUM => return true,
-                        ("enum" | "const" | "default" | "examples", _) => {}
+                        (k, _) if schema::is_instance_data(k) => {}
                         _ => stack.push(x),
                     }
                 }
@@ -571,7 +571,7 @@ fn shrink_enums(schema: &Value, keep: &Members<'_>) -> Value {
                                 .map(|(_, v)| v.clone())
                                 .collect(),
                         ),
-                        ("enum" | "const" | "default" | "examples", _) => x.clone(),
+                        (k, _) if schema::is_instance_data(k) => x.clone(),
                         _ => shrink_enums(x, keep),
                     };
                     (k.clone(), x)

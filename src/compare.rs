@@ -180,9 +180,12 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
             merged.entry(*j).or_default().push(i);
         }
     }
-    let rename_targets: Vec<&Tool> =
-        added.iter().enumerate().filter(|(j, _)| merged.get(j).is_none_or(|m| m.len() < 2)).map(|(_, t)| *t).collect();
-    let renames = pair_renamed_tools(&removed, &rename_targets);
+    let targets: Vec<usize> = (0..added.len()).filter(|j| merged.get(j).is_none_or(|m| m.len() < 2)).collect();
+    let target_facts: Vec<&Facts> = targets.iter().map(|&j| &new_facts[j]).collect();
+    let renames: Vec<(&Tool, &Tool)> = pair_renamed_tools(&gone_facts, &target_facts)
+        .into_iter()
+        .map(|(i, k)| (removed[i], added[targets[k]]))
+        .collect();
     let renamed_old: HashSet<&str> = renames.iter().map(|(o, _)| o.name.as_str()).collect();
     let renamed_new: HashSet<&str> = renames.iter().map(|(_, n)| n.name.as_str()).collect();
 
@@ -249,6 +252,17 @@ struct Facts {
 }
 
 impl Facts {
+    /// The identifier and the parameter names: what renames and successors are selected by when
+    /// there are too many pairs to score (a rename keeps at least half of the parameters).
+    fn evidence(&self) -> (&Ident, Vec<String>) {
+        let keys = if self.params.is_empty() {
+            vec!["p:".to_owned()]
+        } else {
+            self.params.iter().map(|p| format!("p:{p}")).collect()
+        };
+        (&self.ident, keys)
+    }
+
     fn of(tool: &Tool) -> Facts {
         Facts {
             ident: Ident::of(&tool.name),
@@ -266,9 +280,8 @@ fn successors(removed: &[Facts], added: &[Facts]) -> Vec<Option<usize>> {
     let pairs = if removed.len() * added.len() <= PAIR_BUDGET {
         all_pairs(removed.len(), added.len())
     } else {
-        let evidence = |f: &Facts| -> Vec<String> { f.params.iter().map(|p| format!("p:{p}")).collect() };
-        let old: Vec<(&Ident, Vec<String>)> = removed.iter().map(|f| (&f.ident, evidence(f))).collect();
-        let new: Vec<(&Ident, Vec<String>)> = added.iter().map(|f| (&f.ident, evidence(f))).collect();
+        let old: Vec<(&Ident, Vec<String>)> = removed.iter().map(Facts::evidence).collect();
+        let new: Vec<(&Ident, Vec<String>)> = added.iter().map(Facts::evidence).collect();
         blocked_pairs(&old, &new)
     };
     let mut best: Vec<Option<(f64, usize)>> = vec![None; removed.len()];
@@ -310,39 +323,26 @@ fn description_words(value: &Value, longer_than: usize) -> BTreeSet<String> {
 }
 
 /// Pairs removed and added tools that are clearly the same tool under a new name: similar names and
-/// mostly the same parameters.
-fn pair_renamed_tools<'a>(removed: &[&'a Tool], added: &[&'a Tool]) -> Vec<(&'a Tool, &'a Tool)> {
-    // Names and parameter sets once per tool, not once per pair.
-    let prepare = |tools: &[&Tool]| -> Vec<(Ident, BTreeSet<String>)> {
-        tools.iter().map(|t| (Ident::of(&t.name), param_names(t))).collect()
-    };
-    let (old, new) = (prepare(removed), prepare(added));
-    let pairs = if old.len() * new.len() <= PAIR_BUDGET {
-        all_pairs(old.len(), new.len())
+/// mostly the same parameters. Returns indices into `removed` and `added`.
+fn pair_renamed_tools(removed: &[Facts], added: &[&Facts]) -> Vec<(usize, usize)> {
+    let pairs = if removed.len() * added.len() <= PAIR_BUDGET {
+        all_pairs(removed.len(), added.len())
     } else {
-        // A rename keeps at least half of the parameters, so a shared parameter name is evidence.
-        fn evidence((ident, params): &(Ident, BTreeSet<String>)) -> (&Ident, Vec<String>) {
-            let keys = if params.is_empty() {
-                vec!["p:".to_owned()]
-            } else {
-                params.iter().map(|p| format!("p:{p}")).collect()
-            };
-            (ident, keys)
-        }
-        let old_keys: Vec<(&Ident, Vec<String>)> = old.iter().map(evidence).collect();
-        let new_keys: Vec<(&Ident, Vec<String>)> = new.iter().map(evidence).collect();
-        blocked_pairs(&old_keys, &new_keys)
+        let old: Vec<(&Ident, Vec<String>)> = removed.iter().map(Facts::evidence).collect();
+        let new: Vec<(&Ident, Vec<String>)> = added.iter().map(|f| f.evidence()).collect();
+        blocked_pairs(&old, &new)
     };
     let mut candidates = Vec::new();
     for (i, j) in pairs {
-        let name = old[i].0.similarity(&new[j].0);
-        let params = jaccard(&old[i].1, &new[j].1);
+        let (a, b) = (&removed[i], added[j]);
+        let name = a.ident.similarity(&b.ident);
+        let params = jaccard(&a.params, &b.params);
         let score = 0.6 * name + 0.4 * params;
         if name >= 0.75 && params >= 0.5 && score >= 0.8 {
             candidates.push((score, i, j));
         }
     }
-    assign(candidates).into_iter().map(|(i, j)| (removed[i], added[j])).collect()
+    assign(candidates)
 }
 
 fn param_names(tool: &Tool) -> BTreeSet<String> {

@@ -685,12 +685,17 @@ fn required_declared(doc: &Doc<'_>, out: &mut Vec<Hit>) {
         let closed = map.get("additionalProperties") == Some(&Value::Bool(false));
         let patterns = map.get("patternProperties").and_then(Value::as_object);
         let dynamic = map.contains_key("$dynamicRef") || map.contains_key("$recursiveRef");
+        // Built on the first undeclared name, once per schema object.
+        let names_matcher: std::cell::OnceCell<Option<Option<jsonschema::Validator>>> = std::cell::OnceCell::new();
         for (i, name) in required.iter().enumerate() {
             let Some(name) = name.as_str() else { continue };
             if local.contains(name) {
                 continue;
             }
-            let matched = patterns.map(|p| pattern_matches(p, name));
+            let matched = names_matcher
+                .get_or_init(|| patterns.map(pattern_matcher))
+                .as_ref()
+                .map(|m| m.as_ref().map(|v| v.is_valid(&serde_json::json!({ name: null }))));
             let pointer = format!("{ptr}/required/{i}");
             if closed && matches!(matched, None | Some(Some(false))) {
                 out.push(
@@ -750,13 +755,12 @@ fn declared(root: &Value, map: &Map<String, Value>) -> BTreeSet<String> {
     names
 }
 
-/// Whether some `patternProperties` pattern matches `name`, decided by the validator's own regex
-/// engine; `None` when a pattern cannot be compiled.
-fn pattern_matches(patterns: &Map<String, Value>, name: &str) -> Option<bool> {
+/// A validator that accepts `{name: null}` exactly when some `patternProperties` pattern matches
+/// `name` (the validator's own regex engine decides); `None` when a pattern cannot be compiled.
+fn pattern_matcher(patterns: &Map<String, Value>) -> Option<jsonschema::Validator> {
     let any: Vec<Value> = patterns.keys().map(|p| serde_json::json!({"pattern": p})).collect();
     let probe = serde_json::json!({"propertyNames": {"anyOf": any}});
-    let validator = jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(&probe).ok()?;
-    Some(validator.is_valid(&serde_json::json!({ name: null })))
+    jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(&probe).ok()
 }
 
 /// `lint-default-invalid` and `lint-enum-default-mismatch`: `default` and `examples` values that their

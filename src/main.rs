@@ -320,7 +320,6 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                 eprintln!("updated {} ({} tool(s) changed)", lock.display(), drifted.len());
                 return Ok(ExitCode::SUCCESS);
             }
-            print(&render(format, &analysis, color, fail_on))?;
             if !drifted.is_empty() && analysis.findings.is_empty() {
                 eprintln!(
                     "hash changed for {} tool(s) without a contract finding: {}",
@@ -328,8 +327,7 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                     drifted.join(", ")
                 );
             }
-            let failed = fail_on.threshold().is_some_and(|t| analysis.findings.iter().any(|f| f.severity >= t));
-            Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+            report(analysis, format, color, fail_on)
         }
         Command::Rules { format } => {
             print(&match format {

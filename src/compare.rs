@@ -353,7 +353,7 @@ fn param_names(tool: &Tool) -> BTreeSet<String> {
         .unwrap_or_default()
 }
 
-fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+fn jaccard<T: Ord>(a: &BTreeSet<T>, b: &BTreeSet<T>) -> f64 {
     if a.is_empty() && b.is_empty() {
         return 1.0;
     }
@@ -1688,41 +1688,50 @@ impl<'a, 'o> Walker<'a, 'o> {
         if same {
             return false;
         }
-        for (i, a) in branches.iter().enumerate() {
-            for b in branches.iter().skip(i + 1) {
-                if !disjoint(a.0, b.0, root) {
-                    let at = |p: &str| p.rsplit('/').next().unwrap_or("").to_owned();
-                    let detail = format!(
-                        "`oneOf` branches {} and {} may overlap, so a value that matched exactly one branch may now match two and be rejected",
-                        at(&a.1),
-                        at(&b.1)
-                    );
-                    // Witness candidates: examples of every branch on both sides.
-                    let sub_root = if self.side == Side::Input { self.old_root } else { self.new_root };
-                    let tries = ao
-                        .into_iter()
-                        .chain(an)
-                        .flat_map(|(_, list)| list.iter())
-                        .filter_map(|(branch, _)| witness::example(branch, sub_root))
-                        .map(|v| (self.path.clone(), v))
-                        .collect();
-                    let delta = if self.side == Side::Input { Delta::LESS } else { Delta::MORE };
-                    self.out.push(Change {
-                        tool: self.tool.to_owned(),
-                        kind: ChangeKind::Schema {
-                            side: self.side,
-                            change: SchemaChange::Composition { keyword: "oneOf".into(), detail, delta },
-                        },
-                        old_ptr: Some(op.to_owned()),
-                        new_ptr: Some(np.to_owned()),
-                        witness: None,
-                        plan: Some(Plan { tries, dropped: None }),
-                    });
-                    return true;
-                }
-            }
+        let values: Vec<&Value> = branches.iter().map(|b| b.0).collect();
+        if discriminated(&values, root) {
+            return false;
         }
-        false
+        let at = |p: &str| p.rsplit('/').next().unwrap_or("").to_owned();
+        let detail = if branches.len() * branches.len().saturating_sub(1) / 2 > ONE_OF_PAIR_BUDGET {
+            format!(
+                "`oneOf` has {} branches and no discriminator (a required property with distinct constant values), too many to prove disjoint pair by pair, so a value that matched exactly one branch may now match two and be rejected",
+                branches.len()
+            )
+        } else {
+            let overlapping = branches
+                .iter()
+                .enumerate()
+                .find_map(|(i, a)| branches[i + 1..].iter().find(|b| !disjoint(a.0, b.0, root)).map(|b| (&a.1, &b.1)));
+            let Some((a, b)) = overlapping else { return false };
+            format!(
+                "`oneOf` branches {} and {} may overlap, so a value that matched exactly one branch may now match two and be rejected",
+                at(a),
+                at(b)
+            )
+        };
+        // Witness candidates: examples of every branch on both sides.
+        let sub_root = if self.side == Side::Input { self.old_root } else { self.new_root };
+        let tries = ao
+            .into_iter()
+            .chain(an)
+            .flat_map(|(_, list)| list.iter())
+            .filter_map(|(branch, _)| witness::example(branch, sub_root))
+            .map(|v| (self.path.clone(), v))
+            .collect();
+        let delta = if self.side == Side::Input { Delta::LESS } else { Delta::MORE };
+        self.out.push(Change {
+            tool: self.tool.to_owned(),
+            kind: ChangeKind::Schema {
+                side: self.side,
+                change: SchemaChange::Composition { keyword: "oneOf".into(), detail, delta },
+            },
+            old_ptr: Some(op.to_owned()),
+            new_ptr: Some(np.to_owned()),
+            witness: None,
+            plan: Some(Plan { tries, dropped: None }),
+        });
+        true
     }
 
     /// Compares two lists of alternatives (`anyOf`/`oneOf` branches; a plain schema is a list of one).
@@ -1748,29 +1757,26 @@ impl<'a, 'o> Walker<'a, 'o> {
         };
         let (ao, an) = (resolve(self.old_root, ao), resolve(self.new_root, an));
         let (ao, an) = (ao.as_slice(), an.as_slice());
-        let mut used_n = vec![false; an.len()];
-        let mut left_o = Vec::new();
-        for (i, (x, xp)) in ao.iter().enumerate() {
-            if let Some(j) = (0..an.len()).find(|&j| !used_n[j] && an[j].0 == *x) {
-                used_n[j] = true;
-                if schema::contains_ref(x) {
-                    let seg = Seg::Branch { keyword: static_keyword(keyword), old: i, new: j };
-                    self.walk_at(seg, x, xp.clone(), an[j].0, an[j].1.clone());
-                }
-            } else {
-                left_o.push(i);
+        let firsts = |list: &[(&'a Value, String)]| list.iter().map(|b| b.0).collect::<Vec<_>>();
+        let (same, left_o, left_n) = pair_identical(&firsts(ao), &firsts(an));
+        for (i, j) in same {
+            if schema::contains_ref(ao[i].0) {
+                let seg = Seg::Branch { keyword: static_keyword(keyword), old: i, new: j };
+                self.walk_at(seg, ao[i].0, ao[i].1.clone(), an[j].0, an[j].1.clone());
             }
         }
-        let left_n: Vec<usize> = (0..an.len()).filter(|&j| !used_n[j]).collect();
-        let mut candidates = Vec::new();
-        for (a, &i) in left_o.iter().enumerate() {
-            for (b, &j) in left_n.iter().enumerate() {
-                let score = branch_similarity(ao[i].0, an[j].0);
-                if score > 0.3 {
-                    candidates.push((score, a, b));
-                }
-            }
-        }
+        let shape = |k: &usize, list: &[(&'a Value, String)]| Shape::of(list[*k].0);
+        let (so, sn): (Vec<Shape>, Vec<Shape>) =
+            (left_o.iter().map(|k| shape(k, ao)).collect(), left_n.iter().map(|k| shape(k, an)).collect());
+        let scored = |a: usize, b: usize| {
+            let score = so[a].similarity(&sn[b]);
+            (score > 0.3).then_some((score, a, b))
+        };
+        let candidates: Vec<(f64, usize, usize)> = if so.len() * sn.len() <= PAIR_BUDGET {
+            (0..so.len()).flat_map(|a| (0..sn.len()).filter_map(move |b| scored(a, b))).collect()
+        } else {
+            Shape::blocked_pairs(&so, &sn).into_iter().filter_map(|(a, b)| scored(a, b)).collect()
+        };
         let pairs = assign(candidates);
         let (mut paired_o, mut paired_n) = (HashSet::new(), HashSet::new());
         for (a, b) in pairs {
@@ -1819,20 +1825,14 @@ impl<'a, 'o> Walker<'a, 'o> {
             return self.cannot_decide(keyword, format!("`{keyword}` is not an array"), &a.ptr, &b.ptr);
         };
         // Identical branches pair first; the rest pair by position among the unmatched.
-        let mut used_b = vec![false; lb.len()];
-        let mut unmatched_a = Vec::new();
-        for (i, x) in la.iter().enumerate() {
-            if let Some(j) = (0..lb.len()).find(|&j| !used_b[j] && lb[j] == *x) {
-                used_b[j] = true;
-                if schema::contains_ref(x) {
-                    let seg = Seg::Branch { keyword: static_keyword(keyword), old: i, new: j };
-                    self.walk_at(seg, x, format!("{}/{i}", a.ptr), &lb[j], format!("{}/{j}", b.ptr));
-                }
-            } else {
-                unmatched_a.push(i);
+        let (same, unmatched_a, unmatched_b) =
+            pair_identical(&la.iter().collect::<Vec<_>>(), &lb.iter().collect::<Vec<_>>());
+        for (i, j) in same {
+            if schema::contains_ref(&la[i]) {
+                let seg = Seg::Branch { keyword: static_keyword(keyword), old: i, new: j };
+                self.walk_at(seg, &la[i], format!("{}/{i}", a.ptr), &lb[j], format!("{}/{j}", b.ptr));
             }
         }
-        let unmatched_b: Vec<usize> = (0..lb.len()).filter(|&j| !used_b[j]).collect();
         for (&i, &j) in unmatched_a.iter().zip(&unmatched_b) {
             let seg = Seg::Branch { keyword: static_keyword(keyword), old: i, new: j };
             self.walk_at(seg, &la[i], format!("{}/{i}", a.ptr), &lb[j], format!("{}/{j}", b.ptr));
@@ -1951,19 +1951,8 @@ fn disjoint_at(a: &Value, b: &Value, root: &Value, depth: usize) -> bool {
     if depth > 8 {
         return false;
     }
-    let deref = |v: &'_ Value| -> Value {
-        let mut v = v.clone();
-        for _ in 0..MAX_REF_HOPS {
-            let Some(r) = v.get("$ref").and_then(Value::as_str) else { break };
-            match schema::resolve(root, r) {
-                Ok((_, t)) => v = t.clone(),
-                Err(_) => break,
-            }
-        }
-        v
-    };
-    let (a, b) = (deref(a), deref(b));
-    let (va, vb) = (View::new(&a, ""), View::new(&b, ""));
+    let (a, b) = (follow(a, root), follow(b, root));
+    let (va, vb) = (View::new(a, ""), View::new(b, ""));
     if !va.types.intersects(vb.types) {
         return true;
     }
@@ -1985,11 +1974,8 @@ fn disjoint_at(a: &Value, b: &Value, root: &Value, depth: usize) -> bool {
     };
     let both_objects = !va.types.minus(TypeSet::OBJECT).intersects(vb.types);
     if both_objects {
-        for name in required(&a).intersection(&required(&b)) {
-            let (Some(pa), Some(pb)) = (
-                a.pointer(&format!("/properties/{}", escape_token(name))),
-                b.pointer(&format!("/properties/{}", escape_token(name))),
-            ) else {
+        for name in required(a).intersection(&required(b)) {
+            let (Some(pa), Some(pb)) = (property(a, name), property(b, name)) else {
                 continue;
             };
             if disjoint_at(pa, pb, root, depth + 1) {
@@ -2000,19 +1986,115 @@ fn disjoint_at(a: &Value, b: &Value, root: &Value, depth: usize) -> bool {
     false
 }
 
-/// How alike two branches are: the same types and shared property names.
-fn branch_similarity(a: &Value, b: &Value) -> f64 {
-    let types = |v: &Value| View::new(v, "").types;
-    let (ta, tb) = (types(a), types(b));
-    if !ta.intersects(tb) {
-        return 0.0;
+/// A schema with its `$ref` chain followed inside `root` (as far as it resolves locally).
+fn follow<'v>(mut v: &'v Value, root: &'v Value) -> &'v Value {
+    for _ in 0..MAX_REF_HOPS {
+        let Some(r) = v.get("$ref").and_then(Value::as_str) else { break };
+        match schema::resolve(root, r) {
+            Ok((_, t)) => v = t,
+            Err(_) => break,
+        }
     }
-    let keys = |v: &Value| -> BTreeSet<String> {
-        v.get("properties").and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default()
+    v
+}
+
+fn property<'v>(schema: &'v Value, name: &str) -> Option<&'v Value> {
+    schema.get("properties")?.get(name)
+}
+
+/// Proves every pair of branches disjoint in one pass: a discriminated union, where each branch
+/// admits only objects, and some property that every branch requires has `const`/`enum` values that no
+/// two branches share. `false` means "not proven this way".
+fn discriminated(branches: &[&Value], root: &Value) -> bool {
+    let resolved: Vec<&Value> = branches.iter().map(|b| follow(b, root)).collect();
+    let objects_only = |v: &Value| {
+        let types = View::new(v, "").types;
+        !types.is_empty() && types.minus(TypeSet::OBJECT).is_empty()
     };
-    let (ka, kb) = (keys(a), keys(b));
-    let shape = if ka.is_empty() && kb.is_empty() { 1.0 } else { jaccard(&ka, &kb) };
-    0.5 * f64::from(u8::from(ta == tb)) + 0.5 * shape
+    let required = |v: &'_ Value, name: &str| {
+        v.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|x| x.as_str() == Some(name)))
+    };
+    let Some(first) = resolved.first() else { return true };
+    if !resolved.iter().all(|v| objects_only(v)) {
+        return false;
+    }
+    let names = first.get("required").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    names.iter().filter_map(Value::as_str).any(|name| {
+        let mut seen = HashSet::new();
+        resolved.iter().all(|branch| {
+            let values = property(branch, name).map(|p| View::new(follow(p, root), "").values);
+            match values {
+                Some(Some((values, _))) if required(branch, name) => {
+                    values.iter().all(|v| seen.insert(schema::canonical_key(v)))
+                }
+                _ => false,
+            }
+        })
+    })
+}
+
+/// Pairs equal schemas (JSON Schema equality), each old one with the first unused equal new one, in
+/// linear time. Returns the pairs and the unpaired indices of each side, in order.
+fn pair_identical(old: &[&Value], new: &[&Value]) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
+    let mut by_key: HashMap<String, std::collections::VecDeque<usize>> = HashMap::new();
+    for (j, v) in new.iter().enumerate() {
+        by_key.entry(schema::canonical_key(v)).or_default().push_back(j);
+    }
+    let (mut pairs, mut left_old) = (Vec::new(), Vec::new());
+    let mut used = vec![false; new.len()];
+    for (i, v) in old.iter().enumerate() {
+        match by_key.get_mut(&schema::canonical_key(v)).and_then(std::collections::VecDeque::pop_front) {
+            Some(j) => {
+                used[j] = true;
+                pairs.push((i, j));
+            }
+            None => left_old.push(i),
+        }
+    }
+    let left_new = (0..new.len()).filter(|&j| !used[j]).collect();
+    (pairs, left_old, left_new)
+}
+
+/// What branch pairing compares: the types a branch admits and its property names.
+struct Shape<'v> {
+    types: TypeSet,
+    keys: BTreeSet<&'v str>,
+}
+
+impl<'v> Shape<'v> {
+    fn of(v: &'v Value) -> Shape<'v> {
+        let keys = v.get("properties").and_then(Value::as_object).map(|m| m.keys().map(String::as_str).collect());
+        Shape { types: View::new(v, "").types, keys: keys.unwrap_or_default() }
+    }
+
+    /// How alike two branches are: the same types and shared property names.
+    fn similarity(&self, other: &Shape<'_>) -> f64 {
+        if !self.types.intersects(other.types) {
+            return 0.0;
+        }
+        0.5 * f64::from(u8::from(self.types == other.types)) + 0.5 * jaccard(&self.keys, &other.keys)
+    }
+
+    /// The pairs worth scoring when there are too many to score all: the same position among the
+    /// unpaired branches, and branches that share a property name no more than [`POSTING_CAP`] branches
+    /// on the new side have.
+    fn blocked_pairs(old: &[Shape<'_>], new: &[Shape<'_>]) -> Vec<(usize, usize)> {
+        let mut postings: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (j, shape) in new.iter().enumerate() {
+            for key in &shape.keys {
+                postings.entry(key).or_default().push(j);
+            }
+        }
+        let mut out: BTreeSet<(usize, usize)> = (0..old.len().min(new.len())).map(|k| (k, k)).collect();
+        for (i, shape) in old.iter().enumerate() {
+            for key in &shape.keys {
+                if let Some(list) = postings.get(key).filter(|l| l.len() <= POSTING_CAP) {
+                    out.extend(list.iter().map(|&j| (i, j)));
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
 }
 
 fn static_keyword(keyword: &str) -> &'static str {
@@ -2410,6 +2492,10 @@ impl<'a> Param<'a> {
 
 /// Above this many (removed x added) pairs, only pairs that share some evidence are scored.
 const PAIR_BUDGET: usize = 250_000;
+
+/// `oneOf` branches beyond this many pairs are not proven disjoint pair by pair (each proof may
+/// follow `$ref`s and discriminators); without a discriminator the overlap is then undecided.
+const ONE_OF_PAIR_BUDGET: usize = 50_000;
 
 fn all_pairs(rows: usize, cols: usize) -> Vec<(usize, usize)> {
     (0..rows).flat_map(|i| (0..cols).map(move |j| (i, j))).collect()

@@ -301,3 +301,56 @@ fn thousands_of_replaced_tools_are_paired_without_scoring_every_pair() {
     assert_eq!(rules.len(), 1_500);
     assert!(rules.iter().all(|r| r == "tool-renamed"), "{:?}", &rules[..3]);
 }
+
+/// One object branch of a union: its own two properties, `maxLength` as given, and optionally a
+/// `kind` discriminator.
+fn variant(i: usize, max_length: usize, discriminator: bool) -> Value {
+    let mut branch = json!({
+        "type": "object",
+        "properties": {
+            format!("field{i}"): {"type": "string", "maxLength": max_length},
+            format!("count{i}"): {"type": "integer"}
+        },
+        "required": [format!("field{i}")]
+    });
+    if discriminator {
+        branch["properties"]["kind"] = json!({"const": format!("variant{i}")});
+        branch["required"].as_array_mut().unwrap().push(json!("kind"));
+    }
+    branch
+}
+
+fn union(keyword: &str, branches: impl Iterator<Item = Value>) -> Value {
+    let branches: Vec<Value> = branches.collect();
+    tool("t", &json!({"type": "object", "properties": {"payload": {keyword: branches}}}))
+}
+
+#[test]
+fn thousands_of_changed_branches_are_paired_by_shape_not_position() {
+    // 1,500 changed branches in reverse order (2.25 million pairs): each pairs with the branch that
+    // shares its property names, found through those names, so every change is a loosened bound
+    // and no branch counts as removed or added.
+    let n = 1_500;
+    let old = union("anyOf", (0..n).map(|i| variant(i, 50, false)));
+    let new = union("anyOf", (0..n).rev().map(|i| variant(i, 60, false)));
+    let rules = diff(&old, &new);
+    assert_eq!(rules.len(), n, "{:?}", &rules[..3]);
+    assert!(rules.iter().all(|r| r == "input-constraint-loosened"), "{:?}", &rules[..3]);
+}
+
+#[test]
+fn a_large_one_of_is_disjoint_by_its_discriminator_or_undecided() {
+    // A changed 1,000-branch `oneOf` with a `kind` discriminator is proven disjoint in one pass; the
+    // same union without a discriminator is too large to prove pair by pair, and says so.
+    let n = 1_000;
+    let rules = |discriminator: bool| {
+        let old = union("oneOf", (0..n).map(|i| variant(i, 50, discriminator)));
+        let new = union("oneOf", (0..n).map(|i| variant(i, 60, discriminator)));
+        diff(&old, &new)
+    };
+    let with = rules(true);
+    assert_eq!(with.len(), n);
+    assert!(with.iter().all(|r| r == "input-constraint-loosened"));
+    let without = rules(false);
+    assert_eq!(without.iter().filter(|r| *r == "input-cannot-decide").count(), 1, "{without:?}");
+}

@@ -2611,6 +2611,30 @@ mod tests {
     }
 
     #[test]
+    fn discriminated_unions_need_objects_a_required_tag_and_distinct_values() {
+        let root = json!({"$defs": {"b": {"type": "object", "properties": {"kind": {"enum": ["b", "c"]}}, "required": ["kind"]}}});
+        let a = json!({"type": "object", "properties": {"kind": {"const": "a"}}, "required": ["kind"]});
+        let by_ref = json!({"$ref": "#/$defs/b"});
+        assert!(discriminated(&[&a, &by_ref], &root));
+        // The same value in two branches, an optional tag, or a branch that also admits strings.
+        let shared = json!({"type": "object", "properties": {"kind": {"const": "c"}}, "required": ["kind"]});
+        assert!(!discriminated(&[&a, &by_ref, &shared], &root));
+        let optional = json!({"type": "object", "properties": {"kind": {"const": "d"}}});
+        assert!(!discriminated(&[&a, &optional], &root));
+        let untyped = json!({"properties": {"kind": {"const": "d"}}, "required": ["kind"]});
+        assert!(!discriminated(&[&a, &untyped], &root));
+    }
+
+    #[test]
+    fn identical_branches_pair_in_order_by_json_schema_equality() {
+        let (x, y, one, one_f) =
+            (json!({"type": "string"}), json!({"type": "integer"}), json!({"minimum": 1}), json!({"minimum": 1.0}));
+        let (pairs, left_old, left_new) = pair_identical(&[&x, &y, &x, &one], &[&one_f, &x, &x]);
+        assert_eq!(pairs, vec![(0, 1), (2, 2), (3, 0)]);
+        assert_eq!((left_old, left_new), (vec![1], vec![]));
+    }
+
+    #[test]
     fn divisibility() {
         assert!(divides(0.1, 0.3));
         assert!(divides(2.0, 6.0));

@@ -69,19 +69,67 @@ fn missing_and_corrupt_locks_exit_2() {
 }
 
 #[test]
-fn an_interrupted_write_leaves_the_old_lock_intact() {
+fn a_failed_write_leaves_the_old_file_and_no_temporary_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("mcp-tools.lock");
     std::fs::write(&path, "previous").unwrap();
-    // The rename onto a directory fails after the temporary file was written: the old file stays and
-    // no temporary file is left behind.
+    // The rename onto a directory fails after the temporary file was written: the target stays as it
+    // was and no temporary file is left behind.
     let blocked = dir.path().join("blocked");
     std::fs::create_dir(&blocked).unwrap();
     std::fs::write(blocked.join("x"), "keep").unwrap();
     assert!(mcp_drift::policy::write_atomically(&blocked, "new").is_err());
+    assert_eq!(std::fs::read_to_string(blocked.join("x")).unwrap(), "keep");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "previous");
     mcp_drift::policy::write_atomically(&path, "next").unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "next");
     let names: Vec<String> =
         std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(names.len(), 2, "{names:?}");
+}
+
+#[test]
+fn a_killed_lock_leaves_the_old_lock_or_the_whole_new_one() {
+    // `lock` of a 4,000-tool snapshot over an existing lock, killed (SIGKILL) at ten points of its run:
+    // afterwards the lock is byte for byte the old one or the complete new one, never a mix or a prefix.
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = |words: &str| {
+        let tools: Vec<serde_json::Value> = (0..4_000)
+            .map(|i| {
+                serde_json::json!({"name": format!("tool_{i}"), "description": format!("{words} {i}."),
+                    "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": "Query text."}}}})
+            })
+            .collect();
+        serde_json::json!({ "tools": tools }).to_string()
+    };
+    std::fs::write(dir.path().join("old.json"), snapshot("Old tool")).unwrap();
+    std::fs::write(dir.path().join("new.json"), snapshot("New tool")).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("mcp-drift");
+    let lock = |snapshot: &str, output: &str| {
+        let status = std::process::Command::new(&bin)
+            .current_dir(dir.path())
+            .args(["lock", snapshot, "--output", output])
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{status:?}");
+        std::fs::read(dir.path().join(output)).unwrap()
+    };
+    let new_lock = lock("new.json", "new.lock");
+    let started = std::time::Instant::now();
+    let old_lock = lock("old.json", "mcp-tools.lock");
+    let run = started.elapsed();
+    for k in 1..=10 {
+        let mut child = std::process::Command::new(&bin)
+            .current_dir(dir.path())
+            .args(["lock", "new.json"])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(run * k / 10);
+        let _ = child.kill();
+        child.wait().unwrap();
+        let now = std::fs::read(dir.path().join("mcp-tools.lock")).unwrap();
+        assert!(now == old_lock || now == new_lock, "kill at {k}/10 of the run left {} bytes", now.len());
+        std::fs::write(dir.path().join("mcp-tools.lock"), &old_lock).unwrap();
+    }
 }

@@ -3,6 +3,7 @@
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
+use std::os::unix::fs::PermissionsExt as _;
 
 fn tool(name: &str, input: &Value) -> Value {
     json!({"name": name, "inputSchema": input})
@@ -180,6 +181,24 @@ fn directories_with_broken_links_and_loops() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("gone.json"), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // A file without read permission (only checkable when not running as root, who reads it anyway).
+    let dir = tempfile::tempdir().unwrap();
+    let locked = dir.path().join("locked.json");
+    std::fs::write(&locked, br#"{"name": "a", "inputSchema": {}}"#).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    if std::fs::read(&locked).is_ok() {
+        eprintln!("running as root: permission denial cannot be tested");
+        return;
+    }
+    let out = Command::cargo_bin("mcp-drift")
+        .unwrap()
+        .args(["diff", dir.path().to_str().unwrap(), dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("locked.json") && err.contains("ermission denied"), "{err}");
 }
 
 fn lint(snapshot: &Value) -> Vec<String> {

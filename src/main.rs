@@ -57,12 +57,8 @@ enum Command {
         /// Rewrite the lock after review.
         #[arg(long)]
         update: bool,
-        #[arg(long, value_enum, default_value_t = FormatArg::Human)]
-        format: FormatArg,
-        #[arg(long, value_enum, default_value_t = FailOn::Error)]
-        fail_on: FailOn,
-        #[arg(long, value_enum, default_value_t = Color::Auto)]
-        color: Color,
+        #[command(flatten)]
+        report: ReportArgs,
     },
     /// List every rule.
     Rules {
@@ -127,7 +123,7 @@ struct BaselineOut {
     config: Option<std::path::PathBuf>,
 }
 
-/// How findings are reported and judged: shared by `diff` and `lint`.
+/// How findings are reported and judged: shared by `diff`, `lint` and `verify`.
 #[derive(clap::Args)]
 struct ReportArgs {
     #[arg(long, value_enum, default_value_t = FormatArg::Human)]
@@ -312,8 +308,9 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             eprintln!("locked {} tool(s) in {}", lock.tools.len(), output.display());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Verify { snapshot, lock, update, format, fail_on, color } => {
-            let (analysis, locked, current) = mcp_drift::verify(&snapshot, &lock)?;
+        Command::Verify { snapshot, lock, update, report: r } => {
+            let (policy, fail_on) = policy(r.config.as_deref(), r.baseline.as_deref(), r.fail_on)?;
+            let (mut analysis, locked, current) = mcp_drift::verify(&snapshot, &lock)?;
             let drifted = mcp_drift::lock::drifted(&locked, &current);
             if update {
                 mcp_drift::policy::write_atomically(&lock, &mcp_drift::lock::to_text(&current))?;
@@ -327,7 +324,8 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                     drifted.join(", ")
                 );
             }
-            report(analysis, format, color, fail_on)
+            analysis.apply_policy(&policy);
+            report(analysis, r.format, r.color, fail_on)
         }
         Command::Rules { format } => {
             print(&match format {

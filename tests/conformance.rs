@@ -4,6 +4,8 @@
 //!   `lint-tool-invalid`, `lint-protocol-version`, or `lint-schema-invalid` for schema keywords);
 //! - the official schema accepts it => none of the first three reports an error.
 
+mod official;
+
 use std::path::{Path, PathBuf};
 
 use mcp_drift::catalog::{RuleId, Severity};
@@ -12,20 +14,11 @@ use serde_json::{Value, json};
 
 /// A validator for the `Tool` definition of one revision, or `None` outside CI without `../shared`.
 fn official_tool(protocol: Protocol) -> Option<jsonschema::Validator> {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../shared/schemas/mcp-schema-{}.json", protocol.as_str()));
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) => {
-            assert!(std::env::var_os("CI").is_none(), "CI must have ../shared/schemas: {e}");
-            eprintln!("skipping MCP conformance: {} not found", path.display());
-            return None;
-        }
-    };
-    let mut schema: Value = serde_json::from_str(&text).unwrap();
+    let file = format!("mcp-schema-{}.json", protocol.as_str());
+    let mut schema = official::schema(&file)?;
     let draft7 = schema["$schema"].as_str().is_some_and(|s| s.contains("draft-07"));
     let defs = if draft7 { "definitions" } else { "$defs" };
-    assert!(schema[defs]["Tool"].is_object(), "{}: no {defs}/Tool", path.display());
+    assert!(schema[defs]["Tool"].is_object(), "{file}: no {defs}/Tool");
     schema["$ref"] = json!(format!("#/{defs}/Tool"));
     let draft = if draft7 { jsonschema::Draft::Draft7 } else { jsonschema::Draft::Draft202012 };
     Some(jsonschema::options().with_draft(draft).should_validate_formats(false).build(&schema).unwrap())

@@ -1,6 +1,8 @@
 //! Every output format, produced from the same findings: golden files for representative cases, and
 //! the SARIF output validated against the official SARIF 2.1.0 schema (from `../shared/schemas/`).
 
+mod official;
+
 use std::path::Path;
 
 use mcp_drift::catalog::Severity;
@@ -27,16 +29,7 @@ fn golden_outputs_per_format() {
 
 /// The official schema, with the one `pattern` that Rust's regex engine rejects made equivalent.
 fn sarif_validator() -> Option<jsonschema::Validator> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/schemas/sarif-schema-2.1.0.json");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) => {
-            assert!(std::env::var_os("CI").is_none(), "CI must have ../shared/schemas: {e}");
-            eprintln!("skipping SARIF schema validation: {} not found", path.display());
-            return None;
-        }
-    };
-    let mut schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut schema = official::schema("sarif-schema-2.1.0.json")?;
     // Draft-07 schema: validate with its own draft; formats are annotations.
     schema.as_object_mut().unwrap().remove("$schema");
     let build = |s: &serde_json::Value| jsonschema::options().with_draft(jsonschema::Draft::Draft7).build(s);

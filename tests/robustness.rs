@@ -159,28 +159,30 @@ fn odd_bytes_and_numbers() {
     assert_eq!(cli_on(odd.to_string().as_bytes()).0, 1);
 }
 
+/// `diff DIR DIR`: the exit code and standard error.
+fn diff_dir(dir: &std::path::Path) -> (Option<i32>, String) {
+    let out = Command::cargo_bin("mcp-drift")
+        .unwrap()
+        .args(["diff", dir.to_str().unwrap(), dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
 #[test]
 fn directories_with_broken_links_and_loops() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.json"), br#"{"name": "a", "inputSchema": {}}"#).unwrap();
     std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).unwrap();
-    let out = Command::cargo_bin("mcp-drift")
-        .unwrap()
-        .args(["diff", dir.path().to_str().unwrap(), dir.path().to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("symbolic link loop"));
+    let (code, err) = diff_dir(dir.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("symbolic link loop"), "{err}");
 
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(dir.path().join("missing.json"), dir.path().join("gone.json")).unwrap();
-    let out = Command::cargo_bin("mcp-drift")
-        .unwrap()
-        .args(["diff", dir.path().to_str().unwrap(), dir.path().to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("gone.json"), "{}", String::from_utf8_lossy(&out.stderr));
+    let (code, err) = diff_dir(dir.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("gone.json"), "{err}");
 
     // A file without read permission (only checkable when not running as root, who reads it anyway).
     let dir = tempfile::tempdir().unwrap();
@@ -191,13 +193,8 @@ fn directories_with_broken_links_and_loops() {
         eprintln!("running as root: permission denial cannot be tested");
         return;
     }
-    let out = Command::cargo_bin("mcp-drift")
-        .unwrap()
-        .args(["diff", dir.path().to_str().unwrap(), dir.path().to_str().unwrap()])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let (code, err) = diff_dir(dir.path());
+    assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("locked.json") && err.contains("ermission denied"), "{err}");
 }
 

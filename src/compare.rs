@@ -1349,12 +1349,30 @@ impl<'a, 'o> Walker<'a, 'o> {
         }
         let keys: BTreeSet<&str> = a.keys().chain(b.keys()).copied().collect();
         let empty = BTreeSet::new();
+        let (required_a, required_b) = (vo.required(), vn.required());
         for key in keys {
             let (x, y) = (a.get(key).unwrap_or(&empty), b.get(key).unwrap_or(&empty));
             if x == y {
                 continue;
             }
-            let delta = Delta::of(y.difference(x).next().is_some(), x.difference(y).next().is_some());
+            // A name one side adds is no change when the other side already requires it, directly
+            // (`required`) or through a chain of dependencies (`a` needs `b`, `b` needs `c`).
+            let implied = |deps: &BTreeMap<&'a str, BTreeSet<&'a str>>, required: &BTreeSet<&str>, names: Vec<&str>| {
+                let mut left: BTreeSet<&str> = names.into_iter().filter(|n| !required.contains(n)).collect();
+                let mut reached = dependency_chain(deps, key);
+                while !left.is_empty()
+                    && let Some(name) = reached.next()
+                {
+                    left.remove(name);
+                }
+                left.is_empty()
+            };
+            let more = !implied(&a, &required_a, y.difference(x).copied().collect());
+            let fewer = !implied(&b, &required_b, x.difference(y).copied().collect());
+            if !more && !fewer {
+                continue;
+            }
+            let delta = Delta::of(more, fewer);
             let op = vo.get("dependentRequired").map_or_else(|| vo.ptr.clone(), |v| v.ptr.clone());
             let np = vn.get("dependentRequired").map_or_else(|| vn.ptr.clone(), |v| v.ptr.clone());
             self.emit(
@@ -1986,6 +2004,30 @@ fn disjoint_at(a: &Value, b: &Value, root: &Value, depth: usize) -> bool {
     false
 }
 
+/// The names required when `key` is present, following `dependentRequired` from name to name, nearest
+/// first, each once, and at most [`CHAIN_CAP`] of them (beyond that a dependency counts as not
+/// implied: a change is reported, never hidden).
+fn dependency_chain<'d, 'v>(
+    deps: &'d BTreeMap<&'v str, BTreeSet<&'v str>>,
+    key: &str,
+) -> impl Iterator<Item = &'v str> + 'd {
+    let mut seen: HashSet<&'v str> = HashSet::new();
+    let mut queue: std::collections::VecDeque<&'v str> = deps.get(key).into_iter().flatten().copied().collect();
+    std::iter::from_fn(move || {
+        while let Some(name) = queue.pop_front() {
+            if seen.insert(name) {
+                queue.extend(deps.get(name).into_iter().flatten().copied());
+                return Some(name);
+            }
+        }
+        None
+    })
+    .take(CHAIN_CAP)
+}
+
+/// How many names a `dependentRequired` chain is followed through.
+const CHAIN_CAP: usize = 1_024;
+
 /// A schema with its `$ref` chain followed inside `root` (as far as it resolves locally).
 fn follow<'v>(mut v: &'v Value, root: &'v Value) -> &'v Value {
     for _ in 0..MAX_REF_HOPS {
@@ -2254,14 +2296,20 @@ fn constraint_probes(
                     };
                     let mut m = base;
                     m.insert(k.clone(), example_of(&k));
-                    let still: Vec<String> = sub
-                        .pointer(&format!("/dependentRequired/{}", escape_token(&k)))
-                        .and_then(Value::as_array)
-                        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-                        .unwrap_or_default();
-                    for d in still {
-                        let v = example_of(&d);
-                        m.entry(d).or_insert(v);
+                    // What `sub` requires along with the trigger, through chains of dependencies.
+                    let deps: BTreeMap<&str, BTreeSet<&str>> = sub
+                        .get("dependentRequired")
+                        .and_then(Value::as_object)
+                        .into_iter()
+                        .flatten()
+                        .map(|(name, list)| {
+                            let names = list.as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                            (name.as_str(), names)
+                        })
+                        .collect();
+                    for d in dependency_chain(&deps, &k) {
+                        let v = example_of(d);
+                        m.entry(d.to_owned()).or_insert(v);
                     }
                     Value::Object(m)
                 })

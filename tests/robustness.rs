@@ -370,3 +370,24 @@ fn a_large_one_of_is_disjoint_by_its_discriminator_or_undecided() {
     let without = rules(false);
     assert_eq!(without.iter().filter(|r| *r == "input-cannot-decide").count(), 1, "{without:?}");
 }
+
+#[test]
+fn a_long_dependency_chain_is_followed_not_rewitnessed() {
+    // `p{i}` needs `p{i+1}`; the new side also spells out `p{i+2}` for every `p{i}`, which the chain
+    // already implies: no finding, except the last link, which names `p0` and is a real break.
+    let n = 5_000;
+    let props: serde_json::Map<String, Value> = (0..n).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
+    let deps = |extra: bool| -> serde_json::Map<String, Value> {
+        (0..n - 1)
+            .map(|i| {
+                let mut needs = vec![format!("p{}", i + 1)];
+                if extra {
+                    needs.push(format!("p{}", (i + 2) % n));
+                }
+                (format!("p{i}"), json!(needs))
+            })
+            .collect()
+    };
+    let schema = |extra| tool("t", &json!({"type": "object", "properties": props, "dependentRequired": deps(extra)}));
+    assert_eq!(diff(&schema(false), &schema(true)), vec!["input-constraint-tightened"]);
+}

@@ -477,9 +477,24 @@ impl<'s> Judge<'s> {
         dropped
     }
 
-    /// The validator's message, except that a shrunk enum is described by its whole list.
+    /// The validator's message, except that a shrunk enum is described by its whole list, and that a
+    /// value no `anyOf`/`oneOf` branch accepts is explained by the branch that came closest (fewest
+    /// errors, then the deepest one) instead of the whole value again.
     fn message(&self, e: &jsonschema::ValidationError<'_>) -> String {
-        if let jsonschema::error::ValidationErrorKind::Enum { .. } = e.kind()
+        use jsonschema::error::ValidationErrorKind as Kind;
+        if let Kind::AnyOf { context } | Kind::OneOfNotValid { context } = e.kind()
+            && let Some((branch, inner)) = closest_branch(context)
+        {
+            let keyword = if matches!(e.kind(), Kind::AnyOf { .. }) { "anyOf" } else { "oneOf" };
+            let at = inner.instance_path().to_string();
+            let at =
+                if at.is_empty() || at == e.instance_path().to_string() { String::new() } else { format!(" at {at}") };
+            return format!(
+                "no `{keyword}` branch accepts it; the closest, branch {branch}, rejects it{at}: {}",
+                self.message(inner)
+            );
+        }
+        if let Kind::Enum { .. } = e.kind()
             && self.long_enums
             && let Some(Value::Array(all)) = self.sup.pointer(e.schema_path().as_str())
             && all.len() > LONG_ENUM
@@ -494,6 +509,20 @@ impl<'s> Judge<'s> {
         }
         e.to_string()
     }
+}
+
+/// The branch of a failed `anyOf`/`oneOf` that came closest to accepting the value: the fewest errors,
+/// then the deepest error (the most specific reason), then the first branch; with that deepest error.
+fn closest_branch<'e>(
+    context: &'e [Vec<jsonschema::ValidationError<'static>>],
+) -> Option<(usize, &'e jsonschema::ValidationError<'static>)> {
+    let depth = |e: &jsonschema::ValidationError<'_>| e.instance_path().to_string().matches('/').count();
+    context
+        .iter()
+        .enumerate()
+        .filter_map(|(k, errors)| errors.iter().max_by_key(|e| depth(e)).map(|deepest| (k, errors.len(), deepest)))
+        .min_by_key(|(k, count, deepest)| (*count, std::cmp::Reverse(depth(deepest)), *k))
+        .map(|(k, _, deepest)| (k, deepest))
 }
 
 /// The values that occur anywhere in a set of instances (every member, element and the roots).

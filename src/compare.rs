@@ -496,7 +496,7 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
     let tool = new.name.clone();
     let mut out = Vec::new();
     // The common case in large snapshots: the same text, so nothing to parse or compare.
-    if old.raw == new.raw {
+    if old.raw() == new.raw() {
         return out;
     }
     let (o, n) = (old.value(), new.value());

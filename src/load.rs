@@ -23,7 +23,8 @@ use crate::error::Error;
 pub struct SourceFile {
     /// The name shown to users (the path as given, or `<stdin>`).
     pub name: String,
-    pub text: String,
+    /// The whole file; tools share it (each keeps its byte range), so no tool text is copied.
+    pub text: std::sync::Arc<String>,
     line_starts: std::sync::OnceLock<Vec<usize>>,
     char_marks: std::sync::OnceLock<Vec<usize>>,
     /// Where each tool object starts (by its JSON Pointer), recorded while loading.
@@ -38,7 +39,7 @@ impl SourceFile {
     pub fn new(name: String, text: String) -> SourceFile {
         SourceFile {
             name,
-            text,
+            text: std::sync::Arc::new(text),
             line_starts: std::sync::OnceLock::new(),
             char_marks: std::sync::OnceLock::new(),
             tool_offsets: std::collections::HashMap::new(),
@@ -127,8 +128,10 @@ impl Sources {
 #[derive(Debug, Clone)]
 pub struct Tool {
     pub name: String,
-    /// The tool object's JSON text as published (validated JSON).
-    pub raw: Box<str>,
+    /// The text of the file the tool is in, shared with its `SourceFile`, and where the tool object is
+    /// in it (see [`Tool::raw`]).
+    text: std::sync::Arc<String>,
+    range: std::ops::Range<usize>,
     /// The parsed tool object, built on first use: tools whose text did not change are never parsed.
     parsed: std::sync::OnceLock<Value>,
     pub file: FileId,
@@ -140,8 +143,15 @@ impl Tool {
     /// A tool from a value (tests and embedding).
     #[must_use]
     pub fn from_value(name: String, value: Value, file: FileId, base: String) -> Tool {
-        let raw = value.to_string().into_boxed_str();
-        Tool { name, raw, parsed: std::sync::OnceLock::from(value), file, base }
+        let text = std::sync::Arc::new(value.to_string());
+        let range = 0..text.len();
+        Tool { name, text, range, parsed: std::sync::OnceLock::from(value), file, base }
+    }
+
+    /// The tool object's JSON text as published (validated JSON).
+    #[must_use]
+    pub fn raw(&self) -> &str {
+        self.text.get(self.range.clone()).unwrap_or("null")
     }
 
     /// The whole tool object, parsed afresh and not kept (for one pass over every tool, such as lint,
@@ -150,14 +160,14 @@ impl Tool {
     pub fn parse(&self) -> Value {
         match self.parsed.get() {
             Some(v) => v.clone(),
-            None => serde_json::from_str(&self.raw).unwrap_or(Value::Null),
+            None => serde_json::from_str(self.raw()).unwrap_or(Value::Null),
         }
     }
 
     /// The whole tool object.
     pub fn value(&self) -> &Value {
         // `raw` was validated when it was loaded; a failure here cannot happen, and is not a panic.
-        self.parsed.get_or_init(|| serde_json::from_str(&self.raw).unwrap_or(Value::Null))
+        self.parsed.get_or_init(|| serde_json::from_str(self.raw()).unwrap_or(Value::Null))
     }
 }
 
@@ -516,7 +526,14 @@ fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile, mod
         let at = if raw_name.is_some() { format!("{base}/name") } else { base.to_owned() };
         return Err(shape_error(source, &at, "a tool needs a string `name`"));
     };
-    let tool = Tool { name, raw: raw.get().into(), parsed: std::sync::OnceLock::new(), file, base: base.to_owned() };
+    // `raw` borrows from the file's text: its place there is a pointer difference.
+    let at = (raw.get().as_ptr() as usize).wrapping_sub(source.text.as_ptr() as usize);
+    let range = at..at + raw.get().len();
+    if source.text.get(range.clone()).map(str::as_ptr) != Some(raw.get().as_ptr()) {
+        return Err(shape_error(source, base, "internal: a tool's text is not inside its file"));
+    }
+    let text = std::sync::Arc::clone(&source.text);
+    let tool = Tool { name, text, range, parsed: std::sync::OnceLock::new(), file, base: base.to_owned() };
     if mode == Mode::Lint {
         return Ok(tool);
     }

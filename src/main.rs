@@ -139,6 +139,9 @@ struct ReportArgs {
     /// A baseline of accepted findings (written by `mcp-drift baseline write`).
     #[arg(long)]
     baseline: Option<std::path::PathBuf>,
+    /// Write the report to this file instead of standard output (atomically: a finished file or none).
+    #[arg(long, value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
 }
 
 fn parse_protocol(s: &str) -> Result<Protocol, String> {
@@ -241,14 +244,16 @@ fn policy(
     Ok((policy, fail_on))
 }
 
-/// Prints the report and maps the findings to the exit code.
-fn report(
-    analysis: mcp_drift::Analysis,
-    format: FormatArg,
-    color: Color,
-    fail_on: FailOn,
-) -> Result<ExitCode, mcp_drift::Error> {
-    print(&render(format, &analysis, color, fail_on))?;
+/// Prints the report (or writes it to `--output`) and maps the findings to the exit code.
+fn report(analysis: mcp_drift::Analysis, args: &ReportArgs, fail_on: FailOn) -> Result<ExitCode, mcp_drift::Error> {
+    match &args.output {
+        Some(path) => {
+            // A file gets no terminal colours unless they are asked for.
+            let color = if matches!(args.color, Color::Always) { Color::Always } else { Color::Never };
+            mcp_drift::policy::write_atomically(path, &render(args.format, &analysis, color, fail_on))?;
+        }
+        None => print(&render(args.format, &analysis, args.color, fail_on))?,
+    }
     let failed = fail_on.threshold().is_some_and(|t| analysis.findings.iter().any(|f| f.severity >= t));
     // The process ends here: freeing millions of parsed values one by one is wasted time.
     std::mem::forget(analysis);
@@ -288,13 +293,13 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             let (policy, fail_on) = policy(r.config.as_deref(), r.baseline.as_deref(), r.fail_on)?;
             let mut analysis = mcp_drift::diff(&old, &new)?;
             analysis.apply_policy(&policy);
-            report(analysis, r.format, r.color, fail_on)
+            report(analysis, &r, fail_on)
         }
         Command::Lint { target, report: r } => {
             let (policy, fail_on) = policy(r.config.as_deref(), r.baseline.as_deref(), r.fail_on)?;
             let mut analysis = target.run()?;
             analysis.apply_policy(&policy);
-            report(analysis, r.format, r.color, fail_on)
+            report(analysis, &r, fail_on)
         }
         Command::Baseline { action: BaselineAction::Write { old, new, out } } => {
             write_baseline(mcp_drift::diff(&old, &new)?, &out)
@@ -325,7 +330,7 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                 );
             }
             analysis.apply_policy(&policy);
-            report(analysis, r.format, r.color, fail_on)
+            report(analysis, &r, fail_on)
         }
         Command::Rules { format } => {
             print(&match format {

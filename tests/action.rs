@@ -41,7 +41,8 @@ fn run_action(env: &[(&str, &str)]) -> (i32, String, String) {
     }
     let out = cmd.output().unwrap();
     let summary = std::fs::read_to_string(&summary).unwrap_or_default();
-    assert!(sarif.exists(), "the SARIF file is written");
+    let sarif: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(sarif["version"], "2.1.0", "the SARIF file is written whole");
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), summary)
 }
 

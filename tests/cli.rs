@@ -56,6 +56,35 @@ fn json_format_is_valid_json() {
 }
 
 #[test]
+fn output_writes_the_report_to_a_file_and_keeps_the_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.sarif");
+    let out = path.to_str().unwrap();
+    bin().args(["diff", SEED_OLD, SEED_NEW, "--format", "sarif", "--output", out]).assert().code(1).stdout("");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    assert!(results.iter().any(|r| r["ruleId"] == "input-required-added"), "{results:?}");
+    // Human reports in a file carry no terminal colours; `lint` takes the option too.
+    let human = dir.path().join("report.txt");
+    bin()
+        .args(["lint", "corpus/lint/tool-name/snapshot.json", "--output", human.to_str().unwrap()])
+        .assert()
+        .stdout("");
+    let text = std::fs::read_to_string(&human).unwrap();
+    assert!(text.contains("warning[lint-tool-name]") && !text.contains('\u{1b}'), "{text}");
+    // A report that cannot be written is exit 2 with the path, and leaves nothing behind.
+    let missing = dir.path().join("no/such/dir/report.json");
+    let err = bin()
+        .args(["diff", SEED_OLD, SEED_NEW, "--format", "json", "--output", missing.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&err).contains("no/such/dir/report.json"), "{}", String::from_utf8_lossy(&err));
+}
+
+#[test]
 fn stdin_is_one_side() {
     let new = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(SEED_NEW)).unwrap();
     let out = bin().args(["diff", SEED_OLD, "-"]).write_stdin(new).assert().code(1).get_output().stdout.clone();

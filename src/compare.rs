@@ -2044,11 +2044,19 @@ fn property<'v>(schema: &'v Value, name: &str) -> Option<&'v Value> {
     schema.get("properties")?.get(name)
 }
 
-/// Proves every pair of branches disjoint in one pass: a discriminated union, where each branch
-/// admits only objects, and some property that every branch requires has `const`/`enum` values that no
-/// two branches share. `false` means "not proven this way".
+/// Proves every pair of branches disjoint in one pass: branches that are each a `const`/`enum` with
+/// values no two branches share (an enum with a description per value), or a discriminated union,
+/// where each branch admits only objects and some property that every branch requires has
+/// `const`/`enum` values that no two branches share. `false` means "not proven this way".
 fn discriminated(branches: &[&Value], root: &Value) -> bool {
     let resolved: Vec<&Value> = branches.iter().map(|b| follow(b, root)).collect();
+    let mut seen = HashSet::new();
+    if resolved.iter().all(|branch| match View::new(branch, "").values {
+        Some((values, _)) => values.iter().all(|v| seen.insert(schema::canonical_key(v))),
+        None => false,
+    }) {
+        return true;
+    }
     let objects_only = |v: &Value| {
         let types = View::new(v, "").types;
         !types.is_empty() && types.minus(TypeSet::OBJECT).is_empty()
@@ -2671,6 +2679,10 @@ mod tests {
         assert!(!discriminated(&[&a, &optional], &root));
         let untyped = json!({"properties": {"kind": {"const": "d"}}, "required": ["kind"]});
         assert!(!discriminated(&[&a, &untyped], &root));
+        // Documented enum values: one `const` per branch.
+        let (x, y, z) = (json!({"const": "x", "description": "X."}), json!({"enum": ["y", 1]}), json!({"const": 1.0}));
+        assert!(discriminated(&[&x, &y], &root));
+        assert!(!discriminated(&[&x, &y, &z], &root), "1 and 1.0 are the same value");
     }
 
     #[test]

@@ -2109,20 +2109,31 @@ fn pair_identical(old: &[&Value], new: &[&Value]) -> (Vec<(usize, usize)>, Vec<u
 struct Shape<'v> {
     types: TypeSet,
     keys: BTreeSet<&'v str>,
+    /// The `const`/`enum` values, when the branch lists them (canonical keys).
+    values: Option<BTreeSet<String>>,
 }
 
 impl<'v> Shape<'v> {
     fn of(v: &'v Value) -> Shape<'v> {
         let keys = v.get("properties").and_then(Value::as_object).map(|m| m.keys().map(String::as_str).collect());
-        Shape { types: View::new(v, "").types, keys: keys.unwrap_or_default() }
+        let view = View::new(v, "");
+        let values = view.values.map(|(list, _)| list.iter().map(|x| schema::canonical_key(x)).collect());
+        Shape { types: view.types, keys: keys.unwrap_or_default(), values }
     }
 
-    /// How alike two branches are: the same types and shared property names.
+    /// How alike two branches are: the same types, and shared values when both list values (two
+    /// branches with no value in common are different alternatives, not one edited), else shared
+    /// property names.
     fn similarity(&self, other: &Shape<'_>) -> f64 {
         if !self.types.intersects(other.types) {
             return 0.0;
         }
-        0.5 * f64::from(u8::from(self.types == other.types)) + 0.5 * jaccard(&self.keys, &other.keys)
+        let overlap = match (&self.values, &other.values) {
+            (Some(a), Some(b)) if a.is_disjoint(b) => return 0.0,
+            (Some(a), Some(b)) => jaccard(a, b),
+            _ => jaccard(&self.keys, &other.keys),
+        };
+        0.5 * f64::from(u8::from(self.types == other.types)) + 0.5 * overlap
     }
 
     /// The pairs worth scoring when there are too many to score all: the same position among the

@@ -150,12 +150,7 @@ impl PointerIndex {
         let member = |i: &mut usize, ptr: &str| -> Option<(String, Option<Range<usize>>)> {
             let start = *i;
             *i = skip_string(b, *i)?;
-            let raw = &text[start..*i];
-            let key = if raw.contains('\\') {
-                serde_json::from_str::<String>(raw).ok()?
-            } else {
-                raw[1..raw.len() - 1].to_owned()
-            };
+            let key = key_text(&text[start..*i])?;
             let range = start..*i;
             *i = skip_ws(b, *i);
             if *b.get(*i)? != b':' {
@@ -232,6 +227,11 @@ impl PointerIndex {
             }
         }
     }
+}
+
+/// The text of a JSON string token (quotes included), unescaped only when it has escapes.
+fn key_text(raw: &str) -> Option<String> {
+    if raw.contains('\\') { serde_json::from_str::<String>(raw).ok() } else { Some(raw[1..raw.len() - 1].to_owned()) }
 }
 
 fn key_matches(raw: &str, token: &str) -> bool {
@@ -354,12 +354,7 @@ pub fn scan_structure(text: &str) -> Option<Structure> {
                     && *expect_key
                 {
                     *expect_key = false;
-                    let raw = &text[start..end];
-                    let key = if raw.contains('\\') {
-                        serde_json::from_str::<String>(raw).ok()?
-                    } else {
-                        raw[1..raw.len() - 1].to_owned()
-                    };
+                    let key = key_text(&text[start..end])?;
                     let seen = if let Some(set) = set {
                         !set.insert(key.clone())
                     } else {

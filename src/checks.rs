@@ -248,11 +248,12 @@ pub fn hex(bytes: &[u8]) -> String {
 pub(crate) fn locate(tool: &Tool, pointer: &str, sources: &Sources) -> Option<Location> {
     let file = sources.get(tool.file);
     // Search inside the tool object only: its start is indexed once per file.
-    let (text, offset, mut p) = match file.tool_offset(&tool.base) {
+    let start = file.tool_offset(&tool.base);
+    let (text, offset, mut p) = match start {
         Some(start) => (&file.text[start..], start, pointer.to_owned()),
         None => (file.text.as_str(), 0, format!("{}{pointer}", tool.base)),
     };
-    let index = file.tool_offset(&tool.base).and_then(|start| file.tool_index(start));
+    let index = start.and_then(|start| file.tool_index(start));
     loop {
         let found = match &index {
             Some(index) => index.label(text, &p),

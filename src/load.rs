@@ -379,21 +379,12 @@ fn add_file(
     }
     let mut found = Vec::new();
     collect_tools(raw, String::new(), source, &mut found)?;
-    // Every raw value borrows from `text`, so where a tool starts is a pointer difference: no search.
-    let start = text.as_ptr() as usize;
-    let offsets: std::collections::HashMap<String, usize> = found
-        .iter()
-        .filter_map(|(base, raw)| {
-            let at = (raw.get().as_ptr() as usize).checked_sub(start).filter(|&at| at < text.len())?;
-            Some((base.clone(), at))
-        })
-        .collect();
     // Checking a tool reads its members; thousands of tools share the cores.
     let tools: Vec<Tool> = {
         use rayon::prelude::*;
         found.par_iter().map(|(base, raw)| check_tool(raw, base, file, source, mode)).collect::<Result<_, _>>()?
     };
-    sources.files[file].tool_offsets = offsets;
+    sources.files[file].tool_offsets = tools.iter().map(|t| (t.base.clone(), t.range.start)).collect();
     let source = sources.get(file);
     for tool in tools {
         if mode == Mode::Lint && snapshot.tools.contains_key(&tool.name) {
@@ -526,7 +517,7 @@ fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile, mod
         let at = if raw_name.is_some() { format!("{base}/name") } else { base.to_owned() };
         return Err(shape_error(source, &at, "a tool needs a string `name`"));
     };
-    // `raw` borrows from the file's text: its place there is a pointer difference.
+    // `raw` borrows from the file's text, so where the tool is there is a pointer difference: no search.
     let at = (raw.get().as_ptr() as usize).wrapping_sub(source.text.as_ptr() as usize);
     let range = at..at + raw.get().len();
     if source.text.get(range.clone()).map(str::as_ptr) != Some(raw.get().as_ptr()) {

@@ -277,13 +277,11 @@ impl Facts {
 /// and a related name or description. Beyond [`PAIR_BUDGET`] pairs, only new tools that share a
 /// name feature or a parameter name are considered.
 fn successors(removed: &[Facts], added: &[Facts]) -> Vec<Option<usize>> {
-    let pairs = if removed.len() * added.len() <= PAIR_BUDGET {
-        all_pairs(removed.len(), added.len())
-    } else {
+    let pairs = candidate_pairs(removed.len(), added.len(), || {
         let old: Vec<(&Ident, Vec<String>)> = removed.iter().map(Facts::evidence).collect();
         let new: Vec<(&Ident, Vec<String>)> = added.iter().map(Facts::evidence).collect();
         blocked_pairs(&old, &new)
-    };
+    });
     let mut best: Vec<Option<(f64, usize)>> = vec![None; removed.len()];
     for (i, j) in pairs {
         let (r, t) = (&removed[i], &added[j]);
@@ -325,13 +323,11 @@ fn description_words(value: &Value, longer_than: usize) -> BTreeSet<String> {
 /// Pairs removed and added tools that are clearly the same tool under a new name: similar names and
 /// mostly the same parameters. Returns indices into `removed` and `added`.
 fn pair_renamed_tools(removed: &[Facts], added: &[&Facts]) -> Vec<(usize, usize)> {
-    let pairs = if removed.len() * added.len() <= PAIR_BUDGET {
-        all_pairs(removed.len(), added.len())
-    } else {
+    let pairs = candidate_pairs(removed.len(), added.len(), || {
         let old: Vec<(&Ident, Vec<String>)> = removed.iter().map(Facts::evidence).collect();
         let new: Vec<(&Ident, Vec<String>)> = added.iter().map(|f| f.evidence()).collect();
         blocked_pairs(&old, &new)
-    };
+    });
     let mut candidates = Vec::new();
     for (i, j) in pairs {
         let (a, b) = (&removed[i], added[j]);
@@ -1326,23 +1322,7 @@ impl<'a, 'o> Walker<'a, 'o> {
 
     /// `dependentRequired`: a name newly required when another is present accepts less.
     fn dependent_required(&mut self, vo: &View<'a>, vn: &View<'a>) {
-        let deps = |v: &View<'a>| -> BTreeMap<&'a str, BTreeSet<&'a str>> {
-            v.get("dependentRequired")
-                .and_then(|x| x.value.as_object())
-                .map(|m| {
-                    m.iter()
-                        .map(|(k, list)| {
-                            (
-                                k.as_str(),
-                                list.as_array()
-                                    .map(|a| a.iter().filter_map(Value::as_str).collect())
-                                    .unwrap_or_default(),
-                            )
-                        })
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
+        let deps = |v: &View<'a>| dependencies(v.get("dependentRequired").map(|x| x.value));
         let (a, b) = (deps(vo), deps(vn));
         if a == b {
             return;
@@ -1790,11 +1770,11 @@ impl<'a, 'o> Walker<'a, 'o> {
             let score = so[a].similarity(&sn[b]);
             (score > 0.3).then_some((score, a, b))
         };
-        let candidates: Vec<(f64, usize, usize)> = if so.len() * sn.len() <= PAIR_BUDGET {
-            (0..so.len()).flat_map(|a| (0..sn.len()).filter_map(move |b| scored(a, b))).collect()
-        } else {
-            Shape::blocked_pairs(&so, &sn).into_iter().filter_map(|(a, b)| scored(a, b)).collect()
-        };
+        let candidates: Vec<(f64, usize, usize)> =
+            candidate_pairs(so.len(), sn.len(), || Shape::blocked_pairs(&so, &sn))
+                .into_iter()
+                .filter_map(|(a, b)| scored(a, b))
+                .collect();
         let pairs = assign(candidates);
         let (mut paired_o, mut paired_n) = (HashSet::new(), HashSet::new());
         for (a, b) in pairs {
@@ -2004,6 +1984,17 @@ fn disjoint_at(a: &Value, b: &Value, root: &Value, depth: usize) -> bool {
     false
 }
 
+/// A `dependentRequired` value as a map from each trigger to the names it requires (empty when absent
+/// or malformed).
+fn dependencies(keyword: Option<&Value>) -> BTreeMap<&str, BTreeSet<&str>> {
+    keyword
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(name, list)| (name.as_str(), list.as_array().into_iter().flatten().filter_map(Value::as_str).collect()))
+        .collect()
+}
+
 /// The names required when `key` is present, following `dependentRequired` from name to name, nearest
 /// first, each once, and at most [`CHAIN_CAP`] of them (beyond that a dependency counts as not
 /// implied: a change is reported, never hidden).
@@ -2050,11 +2041,7 @@ fn property<'v>(schema: &'v Value, name: &str) -> Option<&'v Value> {
 /// `const`/`enum` values that no two branches share. `false` means "not proven this way".
 fn discriminated(branches: &[&Value], root: &Value) -> bool {
     let resolved: Vec<&Value> = branches.iter().map(|b| follow(b, root)).collect();
-    let mut seen = HashSet::new();
-    if resolved.iter().all(|branch| match View::new(branch, "").values {
-        Some((values, _)) => values.iter().all(|v| seen.insert(schema::canonical_key(v))),
-        None => false,
-    }) {
+    if distinct_values(resolved.iter().map(|b| Some(*b))) {
         return true;
     }
     let objects_only = |v: &Value| {
@@ -2070,16 +2057,20 @@ fn discriminated(branches: &[&Value], root: &Value) -> bool {
     }
     let names = first.get("required").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     names.iter().filter_map(Value::as_str).any(|name| {
-        let mut seen = HashSet::new();
-        resolved.iter().all(|branch| {
-            let values = property(branch, name).map(|p| View::new(follow(p, root), "").values);
-            match values {
-                Some(Some((values, _))) if required(branch, name) => {
-                    values.iter().all(|v| seen.insert(schema::canonical_key(v)))
-                }
-                _ => false,
-            }
-        })
+        distinct_values(
+            resolved
+                .iter()
+                .map(|branch| property(branch, name).filter(|_| required(branch, name)).map(|p| follow(p, root))),
+        )
+    })
+}
+
+/// Every schema is there and lists values (`const`/`enum`), and no value occurs twice among them.
+fn distinct_values<'v>(schemas: impl IntoIterator<Item = Option<&'v Value>>) -> bool {
+    let mut seen = HashSet::new();
+    schemas.into_iter().all(|schema| match schema.and_then(|s| View::new(s, "").values) {
+        Some((values, _)) => values.iter().all(|v| seen.insert(schema::canonical_key(v))),
+        None => false,
     })
 }
 
@@ -2316,16 +2307,7 @@ fn constraint_probes(
                     let mut m = base;
                     m.insert(k.clone(), example_of(&k));
                     // What `sub` requires along with the trigger, through chains of dependencies.
-                    let deps: BTreeMap<&str, BTreeSet<&str>> = sub
-                        .get("dependentRequired")
-                        .and_then(Value::as_object)
-                        .into_iter()
-                        .flatten()
-                        .map(|(name, list)| {
-                            let names = list.as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-                            (name.as_str(), names)
-                        })
-                        .collect();
+                    let deps = dependencies(sub.get("dependentRequired"));
                     for d in dependency_chain(&deps, &k) {
                         let v = example_of(d);
                         m.entry(d.to_owned()).or_insert(v);
@@ -2564,8 +2546,13 @@ const PAIR_BUDGET: usize = 250_000;
 /// follow `$ref`s and discriminators); without a discriminator the overlap is then undecided.
 const ONE_OF_PAIR_BUDGET: usize = 50_000;
 
-fn all_pairs(rows: usize, cols: usize) -> Vec<(usize, usize)> {
-    (0..rows).flat_map(|i| (0..cols).map(move |j| (i, j))).collect()
+/// The (row, column) pairs to score: all of them within [`PAIR_BUDGET`], else the `blocked` ones.
+fn candidate_pairs(rows: usize, cols: usize, blocked: impl FnOnce() -> Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    if rows * cols <= PAIR_BUDGET {
+        (0..rows).flat_map(|i| (0..cols).map(move |j| (i, j))).collect()
+    } else {
+        blocked()
+    }
 }
 
 /// Pairs removed and added properties that are the same parameter under a new name.
@@ -2579,9 +2566,7 @@ fn pair_renamed_properties<'a>(
 ) -> Vec<(&'a str, &'a str)> {
     let old: Vec<Param<'a>> = removed.iter().map(|a| Param::of(a, po, ro)).collect();
     let new: Vec<Param<'a>> = added.iter().map(|b| Param::of(b, pn, rn)).collect();
-    let pairs: Vec<(usize, usize)> = if old.len() * new.len() <= PAIR_BUDGET {
-        all_pairs(old.len(), new.len())
-    } else {
+    let pairs = candidate_pairs(old.len(), new.len(), || {
         fn evidence<'p>(p: &'p Param<'_>) -> (&'p Ident, Vec<String>) {
             let words: Vec<&str> = p.description.iter().map(String::as_str).collect();
             (&p.ident, if words.is_empty() { Vec::new() } else { vec![format!("d:{}", words.join(" "))] })
@@ -2589,7 +2574,7 @@ fn pair_renamed_properties<'a>(
         let old_keys: Vec<(&Ident, Vec<String>)> = old.iter().map(evidence).collect();
         let new_keys: Vec<(&Ident, Vec<String>)> = new.iter().map(evidence).collect();
         blocked_pairs(&old_keys, &new_keys)
-    };
+    });
     // One parameter out, one in, of the same shape: a rename even under a less similar name.
     let unambiguous = old.len() == 1 && new.len() == 1;
     let mut candidates = Vec::new();

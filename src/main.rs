@@ -225,17 +225,14 @@ fn render(format: FormatArg, analysis: &mcp_drift::Analysis, color: Color, fail_
     }
 }
 
-/// The team's policy (config and baseline) and the effective `--fail-on`.
-fn policy(
-    config: Option<&std::path::Path>,
-    baseline: Option<&std::path::Path>,
-    fail_on: Option<FailOn>,
-) -> Result<(Policy, FailOn), mcp_drift::Error> {
-    let mut policy = Policy::load(config)?;
-    if let Some(b) = baseline {
+/// The team's policy (config and baseline) and the effective `--fail-on`, read before the analysis so
+/// that a bad configuration is reported before any snapshot is loaded.
+fn policy(args: &ReportArgs) -> Result<(Policy, FailOn), mcp_drift::Error> {
+    let mut policy = Policy::load(args.config.as_deref())?;
+    if let Some(b) = &args.baseline {
         policy = policy.with_baseline(b)?;
     }
-    let fail_on = fail_on.unwrap_or(match policy.config.fail_on {
+    let fail_on = args.fail_on.unwrap_or(match policy.config.fail_on {
         Some(mcp_drift::policy::FailOn::Warning) => FailOn::Warning,
         Some(mcp_drift::policy::FailOn::Info) => FailOn::Info,
         Some(mcp_drift::policy::FailOn::Never) => FailOn::Never,
@@ -244,8 +241,14 @@ fn policy(
     Ok((policy, fail_on))
 }
 
-/// Prints the report (or writes it to `--output`) and maps the findings to the exit code.
-fn report(analysis: mcp_drift::Analysis, args: &ReportArgs, fail_on: FailOn) -> Result<ExitCode, mcp_drift::Error> {
+/// Applies the policy, prints the report (or writes it to `--output`) and maps the findings to the exit
+/// code.
+fn report(
+    mut analysis: mcp_drift::Analysis,
+    args: &ReportArgs,
+    (policy, fail_on): (Policy, FailOn),
+) -> Result<ExitCode, mcp_drift::Error> {
+    analysis.apply_policy(&policy);
     match &args.output {
         Some(path) => {
             // A file gets no terminal colours unless they are asked for.
@@ -290,16 +293,12 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                 }
                 (None, None) => return Err(mcp_drift::Error::Usage("give OLD and NEW, or --base REV PATH".into())),
             };
-            let (policy, fail_on) = policy(r.config.as_deref(), r.baseline.as_deref(), r.fail_on)?;
-            let mut analysis = mcp_drift::diff(&old, &new)?;
-            analysis.apply_policy(&policy);
-            report(analysis, &r, fail_on)
+            let judged = policy(&r)?;
+            report(mcp_drift::diff(&old, &new)?, &r, judged)
         }
         Command::Lint { target, report: r } => {
-            let (policy, fail_on) = policy(r.config.as_deref(), r.baseline.as_deref(), r.fail_on)?;
-            let mut analysis = target.run()?;
-            analysis.apply_policy(&policy);
-            report(analysis, &r, fail_on)
+            let judged = policy(&r)?;
+            report(target.run()?, &r, judged)
         }
         Command::Baseline { action: BaselineAction::Write { old, new, out } } => {
             write_baseline(mcp_drift::diff(&old, &new)?, &out)
@@ -314,8 +313,8 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Verify { snapshot, lock, update, report: r } => {
-            let (policy, fail_on) = policy(r.config.as_deref(), r.baseline.as_deref(), r.fail_on)?;
-            let (mut analysis, locked, current) = mcp_drift::verify(&snapshot, &lock)?;
+            let judged = policy(&r)?;
+            let (analysis, locked, current) = mcp_drift::verify(&snapshot, &lock)?;
             let drifted = mcp_drift::lock::drifted(&locked, &current);
             if update {
                 mcp_drift::policy::write_atomically(&lock, &mcp_drift::lock::to_text(&current))?;
@@ -329,8 +328,7 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                     drifted.join(", ")
                 );
             }
-            analysis.apply_policy(&policy);
-            report(analysis, &r, fail_on)
+            report(analysis, &r, judged)
         }
         Command::Rules { format } => {
             print(&match format {

@@ -34,18 +34,29 @@ pub struct Analysis {
     pub findings: Vec<Finding>,
     /// Findings accepted by the configuration or the baseline, with the reason given.
     pub suppressed: Vec<(Finding, String)>,
+    /// One-line notices about the run itself that every format prints (for example "the pull request
+    /// changes mcp-drift.toml"). Plain text; renderers neutralize it like any other input-derived text.
+    pub notes: Vec<String>,
 }
 
 impl Analysis {
     /// An analysis with no files and no findings yet.
     fn empty(old: Snapshot, new: Snapshot) -> Analysis {
-        Analysis { sources: Sources::default(), old, new, findings: Vec::new(), suppressed: Vec::new() }
+        Analysis {
+            sources: Sources::default(),
+            old,
+            new,
+            findings: Vec::new(),
+            suppressed: Vec::new(),
+            notes: Vec::new(),
+        }
     }
 
     /// Moves the files, tools and findings of `part` into this one. With a `label` (the snapshot file
     /// of a multi-snapshot run), tool keys, fingerprints and findings name it.
     fn absorb(&mut self, part: Analysis, label: Option<&str>) {
         let shift = self.sources.files.len();
+        self.notes.extend(part.notes);
         self.sources.files.extend(part.sources.files);
         for (side, into) in [(part.old, &mut self.old), (part.new, &mut self.new)] {
             for (name, mut tool) in side.tools {
@@ -139,7 +150,7 @@ fn diff_many(old: &str, new: &str, pairs: &[load::SnapshotPair]) -> Result<Analy
 pub fn analyze(sources: Sources, old: Snapshot, new: Snapshot) -> Analysis {
     let changes = compare::compare(&old, &new);
     let findings = checks::findings(&changes, &old, &new, &sources);
-    Analysis { sources, old, new, findings, suppressed: Vec::new() }
+    Analysis { sources, old, new, findings, suppressed: Vec::new(), notes: Vec::new() }
 }
 
 /// Verifies a snapshot against a lock: the locked contracts are the old side.
@@ -194,7 +205,7 @@ pub fn lint_text(text: &str, options: lint::Options) -> Result<Analysis, Error> 
 /// Lints a loaded snapshot: the snapshot is the new side, there is no old one.
 fn lint_loaded(sources: Sources, snapshot: Snapshot, options: lint::Options) -> Analysis {
     let findings = lint::lint(&snapshot, &sources, options);
-    Analysis { sources, old: Snapshot::empty(""), new: snapshot, findings, suppressed: Vec::new() }
+    Analysis { sources, old: Snapshot::empty(""), new: snapshot, findings, suppressed: Vec::new(), notes: Vec::new() }
 }
 
 /// Compares two snapshots given as text (for tests and embedding).

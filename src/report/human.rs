@@ -144,7 +144,7 @@ fn clip(s: &str, max: usize) -> String {
 /// Renders every finding and a summary line; nothing at all when there are no findings.
 #[must_use]
 pub fn render(analysis: &Analysis, color: bool) -> String {
-    if analysis.findings.is_empty() && analysis.suppressed.is_empty() {
+    if analysis.findings.is_empty() && analysis.suppressed.is_empty() && analysis.notes.is_empty() {
         return String::new();
     }
     let display = Display::new(&analysis.sources);
@@ -158,6 +158,9 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
         }
     }
     let mut out = String::from_utf8_lossy(buffer.as_slice()).into_owned();
+    for note in &analysis.notes {
+        let _ = writeln!(out, "note: {}", crate::load::escape(note));
+    }
     out.push_str(&Summary::of(&analysis.findings).line());
     if !analysis.suppressed.is_empty() {
         let n = analysis.suppressed.len();

@@ -14,6 +14,9 @@ struct Doc<'a> {
     old: &'a str,
     new: &'a str,
     summary: Counts,
+    /// Notices about the run itself (for example a configuration the pull request changed).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
     findings: Vec<JsonFinding<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     suppressed: Vec<Suppressed<'a>>,
@@ -115,6 +118,7 @@ pub fn render(analysis: &Analysis) -> String {
             info: summary.info,
             suppressed: analysis.suppressed.len(),
         },
+        notes: &analysis.notes,
         findings,
         suppressed: analysis
             .suppressed

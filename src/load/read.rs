@@ -64,8 +64,8 @@ fn not_regular(name: &str, file_type: std::fs::FileType) -> Error {
 /// The error for input over its cap.
 #[must_use]
 pub fn too_large(name: &str, size: Option<u64>, cap: u64, what: &str) -> Error {
-    let size = size.map_or_else(|| "more than".to_owned(), |s| format!("{s} bytes,"));
-    Error::Usage(format!("{name}: is {size} over the {what} limit of {cap} bytes"))
+    let size = size.map_or_else(String::new, |s| format!("{s} bytes, "));
+    Error::Usage(format!("{name}: is {size}over the {what} limit of {cap} bytes"))
 }
 
 /// The limit named in messages about snapshot input.

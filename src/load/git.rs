@@ -116,12 +116,17 @@ pub fn read_file(rev: &str, path: &str, cap: u64, what: &str) -> Result<Option<V
     if kind != "blob" {
         return Err(Error::Usage(format!("{name}: is a {kind} at `{rev}`, not a file")));
     }
-    let size = git(&["cat-file", "-s", "--end-of-options", &oid])?;
-    let size: u64 = stdout(&size).parse().map_err(|_| Error::Io { path: name.clone(), message: stderr(&size) })?;
+    measured_blob(&oid, &name, cap, what).map(Some)
+}
+
+/// The bytes of blob `oid`, after `git cat-file -s` says it is at most `cap` bytes.
+fn measured_blob(oid: &str, name: &str, cap: u64, what: &str) -> Result<Vec<u8>, Error> {
+    let size = git(&["cat-file", "-s", "--end-of-options", oid])?;
+    let size: u64 = stdout(&size).parse().map_err(|_| Error::Io { path: name.to_owned(), message: stderr(&size) })?;
     if size > cap {
-        return Err(read::too_large(&name, Some(size), cap, what));
+        return Err(read::too_large(name, Some(size), cap, what));
     }
-    blob(&oid, &name).map(Some)
+    blob(oid, name)
 }
 
 /// The files of `path` at `rev`: one blob, or every `*.json`/`*.snap` blob below a tree, as
@@ -139,8 +144,9 @@ pub fn read(rev: &str, path: &str, cap: u64) -> Result<Vec<(String, Vec<u8>)>, E
     let Some((oid, kind)) = object(rev, path)? else { return Err(missing()) };
     match kind.as_str() {
         "blob" => {
-            let bytes = read_file(rev, path, cap, read::INPUT_LIMIT)?.ok_or_else(missing)?;
-            Ok(vec![(format!("{rev}:{path}"), bytes)])
+            let name = format!("{rev}:{path}");
+            let bytes = measured_blob(&oid, &name, cap, read::INPUT_LIMIT)?;
+            Ok(vec![(name, bytes)])
         }
         "tree" => {
             let out = git(&["ls-tree", "-r", "-l", "-z", "--full-tree", "--end-of-options", &oid])?;

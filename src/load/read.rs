@@ -88,13 +88,27 @@ pub fn file(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>, Error> {
     if meta.len() > cap {
         return Err(too_large(&name, Some(meta.len()), cap, what));
     }
-    let file = std::fs::File::open(path).map_err(|e| io(&e))?;
+    let file = open(path).map_err(|e| io(&e))?;
     // The path may name something else by now: check what was opened.
     let opened = file.metadata().map_err(|e| io(&e))?;
     if !opened.is_file() {
         return Err(not_regular(&name, opened.file_type()));
     }
     bounded(file, &name, cap, usize::try_from(opened.len()).unwrap_or(0), what)
+}
+
+/// Opens `path` for reading without blocking: if it became a FIFO after its metadata was checked,
+/// the open returns at once (and the check of the opened file refuses it). Reads of a regular file
+/// are unaffected by `O_NONBLOCK`.
+fn open(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
 }
 
 /// Reads standard input, at most `cap` bytes.
@@ -177,6 +191,22 @@ mod tests {
         assert!(parse_size("-1").is_err());
         assert!(parse_size("1 TiB").is_err());
         assert!(parse_size("99999999999999999999GiB").is_err());
+    }
+
+    /// A path that turns into a FIFO after the metadata check cannot block the open: the open itself
+    /// returns, and what it opened is seen not to be a regular file.
+    #[cfg(unix)]
+    #[test]
+    fn opening_a_fifo_does_not_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.json");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(open(&fifo).and_then(|f| f.metadata()).map(|m| m.is_file()));
+        });
+        let opened = rx.recv_timeout(std::time::Duration::from_secs(5)).expect("the open returned");
+        assert!(!opened.unwrap(), "a FIFO is not a regular file");
     }
 
     #[test]

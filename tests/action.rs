@@ -134,7 +134,7 @@ fn action_github_annotations_stay_outside_the_block_and_errors_go_inside() {
     let (inside, outside) = blocks(&log);
     assert!(outside.is_empty(), "{outside:?}");
     assert_eq!(inside.len(), 1, "{log}");
-    assert!(inside[0].1.iter().any(|l| l.contains("no-such.json")), "{log}");
+    assert_eq!(inside[0].1.iter().filter(|l| l.contains("no-such.json")).count(), 1, "{log}");
 }
 
 /// The steps of `action.yml` as (name, the step's text).

@@ -82,6 +82,7 @@ impl Analysis {
 
     /// Applies a team's policy (severity overrides, ignores, accepted changes).
     pub fn apply_policy(&mut self, policy: &policy::Policy) {
+        self.notes.extend(policy.notes.iter().cloned());
         let (kept, suppressed) = policy.apply(std::mem::take(&mut self.findings));
         self.findings = kept;
         self.suppressed.extend(suppressed);
@@ -93,21 +94,29 @@ impl Analysis {
 /// # Errors
 /// When either side cannot be read or is not a valid snapshot.
 pub fn diff(old: &str, new: &str) -> Result<Analysis, Error> {
-    if let Some(pairs) = load::snapshot_pairs(old, new)? {
-        return diff_many(old, new, &pairs);
+    diff_sources(&load::Source::parse(old)?, &load::Source::parse(new)?, load::Limits::default())
+}
+
+/// [`diff`] of two [`load::Source`]s, reading at most `limits` per file.
+///
+/// # Errors
+/// As [`diff`].
+pub fn diff_sources(old: &load::Source, new: &load::Source, limits: load::Limits) -> Result<Analysis, Error> {
+    if let Some(pairs) = load::snapshot_pairs(old, new, limits)? {
+        return diff_many(&old.label(), &new.label(), &pairs, limits);
     }
-    if old == "-" && new == "-" {
+    if *old == load::Source::Stdin && *new == load::Source::Stdin {
         return Err(Error::Usage("only one side can be read from standard input".into()));
     }
     // Both sides load at once: parsing dominates the run time of large snapshots.
     let (old, new) = rayon::join(
         || {
             let mut sources = Sources::default();
-            load::load(old, &mut sources).map(|s| (sources, s))
+            load::load_source(old, &mut sources, load::Mode::Contract, limits).map(|s| (sources, s))
         },
         || {
             let mut sources = Sources::default();
-            load::load(new, &mut sources).map(|s| (sources, s))
+            load::load_source(new, &mut sources, load::Mode::Contract, limits).map(|s| (sources, s))
         },
     );
     let (mut sources, old) = old?;
@@ -118,12 +127,12 @@ pub fn diff(old: &str, new: &str) -> Result<Analysis, Error> {
 
 /// Directories of several snapshot files: each pair analyzed on its own (in parallel), a file on one
 /// side only compared with an empty snapshot, findings grouped by file in path order.
-fn diff_many(old: &str, new: &str, pairs: &[load::SnapshotPair]) -> Result<Analysis, Error> {
+fn diff_many(old: &str, new: &str, pairs: &[load::SnapshotPair], limits: load::Limits) -> Result<Analysis, Error> {
     use rayon::prelude::*;
     let side = |path: &Option<PathBuf>, label: &str| -> Result<(Sources, Snapshot), Error> {
         let mut sources = Sources::default();
         let snapshot = match path {
-            Some(p) => load::load(&p.to_string_lossy(), &mut sources)?,
+            Some(p) => load::load_source(&load::Source::Path(p.clone()), &mut sources, load::Mode::Contract, limits)?,
             None => Snapshot::empty(label),
         };
         Ok((sources, snapshot))
@@ -161,10 +170,22 @@ pub fn verify(
     snapshot: &str,
     lock_path: &std::path::Path,
 ) -> Result<(Analysis, lock::LockFile, lock::LockFile), Error> {
-    let locked = lock::read(lock_path)?;
+    verify_source(&load::Source::parse(snapshot)?, lock_path, load::Limits::default())
+}
+
+/// [`verify`] of a [`load::Source`], reading at most `limits` per file (the lock file included).
+///
+/// # Errors
+/// As [`verify`].
+pub fn verify_source(
+    snapshot: &load::Source,
+    lock_path: &std::path::Path,
+    limits: load::Limits,
+) -> Result<(Analysis, lock::LockFile, lock::LockFile), Error> {
+    let locked = lock::read_with(lock_path, limits)?;
     let mut sources = Sources::default();
     let old = lock::locked_snapshot(&locked, &lock_path.display().to_string(), &mut sources)?;
-    let new = load::load(snapshot, &mut sources)?;
+    let new = load::load_source(snapshot, &mut sources, load::Mode::Contract, limits)?;
     let current = lock::lock(&new);
     Ok((analyze(sources, old, new), locked, current))
 }
@@ -175,19 +196,29 @@ pub fn verify(
 /// # Errors
 /// When a snapshot cannot be read or is not JSON with tool objects in it.
 pub fn lint(specs: &[String], options: lint::Options) -> Result<Analysis, Error> {
+    let sources = specs.iter().map(|s| load::Source::parse(s)).collect::<Result<Vec<_>, _>>()?;
+    lint_sources(&sources, options, load::Limits::default())
+}
+
+/// [`lint`] of [`load::Source`]s, reading at most `limits` per file.
+///
+/// # Errors
+/// As [`lint`].
+pub fn lint_sources(specs: &[load::Source], options: lint::Options, limits: load::Limits) -> Result<Analysis, Error> {
     use rayon::prelude::*;
     let parts: Vec<Result<Analysis, Error>> = specs
         .par_iter()
         .map(|spec| {
             let mut sources = Sources::default();
-            let snapshot = load::load_with(spec, &mut sources, load::Mode::Lint)?;
+            let snapshot = load::load_source(spec, &mut sources, load::Mode::Lint, limits)?;
             Ok(lint_loaded(sources, snapshot, options))
         })
         .collect();
-    let mut all = Analysis::empty(Snapshot::empty(""), Snapshot::empty(&specs.join(" ")));
+    let labels: Vec<String> = specs.iter().map(load::Source::label).collect();
+    let mut all = Analysis::empty(Snapshot::empty(""), Snapshot::empty(&labels.join(" ")));
     let several = specs.len() > 1;
-    for (spec, part) in specs.iter().zip(parts) {
-        all.absorb(part?, several.then_some(spec.as_str()));
+    for (label, part) in labels.iter().zip(parts) {
+        all.absorb(part?, several.then_some(label.as_str()));
     }
     Ok(all)
 }

@@ -7,10 +7,12 @@
 //! Any violation is an [`Error::Input`] with the file, line and column.
 
 pub mod git;
+pub mod read;
 pub mod span;
 
+pub use read::Limits;
+
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -200,7 +202,58 @@ pub enum Mode {
     Lint,
 }
 
-/// Loads `spec`: `-` for standard input, a directory, or a file.
+/// Where a snapshot comes from. A command-line argument becomes one with [`Source::parse`]; `--base`
+/// builds [`Source::Git`] directly, so a revision never goes through string splitting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// `-`.
+    Stdin,
+    /// A file or directory in the file system.
+    Path(PathBuf),
+    /// `path` (relative to the current directory) as committed at `rev`, never the working tree.
+    Git { rev: String, path: String },
+}
+
+impl Source {
+    /// Reads a command-line argument: `-` is standard input; `REV:PATH` is PATH at a git revision
+    /// when no such file exists; a path starting with `./`, `../` or `/` is always a path.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] when `REV:PATH` names both an existing file and a resolvable revision: which
+    /// one is meant cannot be told, and a pull request could commit a file of that name.
+    pub fn parse(spec: &str) -> Result<Source, Error> {
+        if spec == "-" {
+            return Ok(Source::Stdin);
+        }
+        let explicit = ["./", "../", "/"].iter().any(|p| spec.starts_with(p));
+        let Some((rev, path)) = git::split(spec).filter(|_| !explicit) else {
+            return Ok(Source::Path(PathBuf::from(spec)));
+        };
+        if std::fs::symlink_metadata(spec).is_err() {
+            return Ok(Source::Git { rev: rev.to_owned(), path: path.to_owned() });
+        }
+        if git::is_revision(rev) {
+            return Err(Error::Usage(format!(
+                "`{spec}` names both a file in the working tree and `{path}` at git revision `{rev}`; \
+                 write `./{spec}` for the file, or rename the file to read the revision \
+                 (with diff, `--base {rev} {path}` always reads the revision)"
+            )));
+        }
+        Ok(Source::Path(PathBuf::from(spec)))
+    }
+
+    /// The name shown to users.
+    #[must_use]
+    pub fn label(&self) -> String {
+        match self {
+            Source::Stdin => "-".to_owned(),
+            Source::Path(p) => p.display().to_string(),
+            Source::Git { rev, path } => format!("{rev}:{path}"),
+        }
+    }
+}
+
+/// Loads `spec` (see [`Source::parse`]): `-` for standard input, a directory, a file, or `REV:PATH`.
 ///
 /// # Errors
 /// [`Error::Io`] when it cannot be read, [`Error::Input`] when it is not a valid snapshot.
@@ -213,35 +266,43 @@ pub fn load(spec: &str, sources: &mut Sources) -> Result<Snapshot, Error> {
 /// # Errors
 /// As [`load`].
 pub fn load_with(spec: &str, sources: &mut Sources, mode: Mode) -> Result<Snapshot, Error> {
-    let mut snapshot = Snapshot::empty(spec);
-    if spec == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::Io { path: "<stdin>".into(), message: e.to_string() })?;
-        add_file(&mut snapshot, sources, "<stdin>".into(), bytes, mode)?;
-        return Ok(snapshot);
-    }
-    if let Some((rev, path)) = git::split_rev_path(spec) {
-        for (name, bytes) in git::read(rev, path)? {
-            add_file(&mut snapshot, sources, name, bytes, mode)?;
+    load_source(&Source::parse(spec)?, sources, mode, Limits::default())
+}
+
+/// Loads a snapshot from `source`, reading at most `limits.max_input_bytes` per file.
+///
+/// # Errors
+/// [`Error::Io`] when it cannot be read, [`Error::Usage`] when it is not a regular file or directory
+/// or is over the cap, [`Error::Input`] when it is not a valid snapshot.
+pub fn load_source(source: &Source, sources: &mut Sources, mode: Mode, limits: Limits) -> Result<Snapshot, Error> {
+    let cap = limits.max_input_bytes;
+    let mut snapshot = Snapshot::empty(&source.label());
+    let path = match source {
+        Source::Stdin => {
+            add_file(&mut snapshot, sources, "<stdin>".into(), read::stdin(cap)?, mode)?;
+            return Ok(snapshot);
         }
-        return Ok(snapshot);
-    }
-    let path = Path::new(spec);
+        Source::Git { rev, path } => {
+            for (name, bytes) in git::read(rev, path, cap)? {
+                add_file(&mut snapshot, sources, name, bytes, mode)?;
+            }
+            return Ok(snapshot);
+        }
+        Source::Path(path) => path,
+    };
     let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
     if meta.is_dir() {
         let files = snapshot_files(path)?;
         if files.is_empty() {
-            return Err(Error::input(spec, 0, 0, "directory holds no *.json or *.snap files"));
+            return Err(Error::input(&source.label(), 0, 0, "directory holds no *.json or *.snap files"));
         }
         for file in files {
-            let bytes = std::fs::read(&file).map_err(|e| io_error(&file, &e))?;
+            let bytes = read::file(&file, cap, read::INPUT_LIMIT)?;
             add_file(&mut snapshot, sources, file.display().to_string(), bytes, mode)?;
         }
     } else {
-        let bytes = std::fs::read(path).map_err(|e| io_error(path, &e))?;
-        add_file(&mut snapshot, sources, spec.to_owned(), bytes, mode)?;
+        let bytes = read::file(path, cap, read::INPUT_LIMIT)?;
+        add_file(&mut snapshot, sources, source.label(), bytes, mode)?;
     }
     Ok(snapshot)
 }
@@ -277,14 +338,17 @@ pub type SnapshotPair = (String, Option<PathBuf>, Option<PathBuf>);
 ///
 /// # Errors
 /// Unreadable directories.
-pub fn snapshot_pairs(old: &str, new: &str) -> Result<Option<Vec<SnapshotPair>>, Error> {
-    let (o, n) = (Path::new(old), Path::new(new));
+pub fn snapshot_pairs(old: &Source, new: &Source, limits: Limits) -> Result<Option<Vec<SnapshotPair>>, Error> {
+    let (Source::Path(o), Source::Path(n)) = (old, new) else { return Ok(None) };
+    let (o, n) = (o.as_path(), n.as_path());
     if !(o.is_dir() && n.is_dir()) {
         return Ok(None);
     }
     let (fo, fn_) = (snapshot_files(o)?, snapshot_files(n)?);
     let holds_list = |p: &PathBuf| {
-        std::fs::read_to_string(p).is_ok_and(|t| {
+        // Unreadable files are reported when the pair is loaded.
+        read::file(p, limits.max_input_bytes, read::INPUT_LIMIT).is_ok_and(|bytes| {
+            let t = String::from_utf8_lossy(&bytes);
             let t = t.trim_start_matches('\u{feff}').trim_start();
             t.starts_with('[') || ["/tools", "/result", "/jsonrpc"].iter().any(|k| span::locate(t, k).is_some())
         })

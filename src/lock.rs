@@ -90,11 +90,22 @@ pub fn to_text(lock: &LockFile) -> String {
 /// # Errors
 /// A missing, unreadable or corrupt lock, with the position of the problem.
 pub fn read(path: &Path) -> Result<LockFile, Error> {
+    read_with(path, crate::load::Limits::default())
+}
+
+/// [`read`], reading at most `limits.max_input_bytes`.
+///
+/// # Errors
+/// As [`read`], and a lock that is not a regular file or is over the cap.
+pub fn read_with(path: &Path, limits: crate::load::Limits) -> Result<LockFile, Error> {
     let name = path.display().to_string();
-    let (lock, version) =
-        crate::policy::read_versioned(path, "corrupt lock", "; create it with `mcp-drift lock`", |l: &LockFile| {
-            l.version
-        })?;
+    let (lock, version) = crate::policy::read_versioned(
+        path,
+        limits.max_input_bytes,
+        "corrupt lock",
+        "; create it with `mcp-drift lock`",
+        |l: &LockFile| l.version,
+    )?;
     crate::policy::check_version(path, "lock", version)?;
     for (tool, locked) in &lock.tools {
         if hash(&locked.contract) != locked.sha256 {

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcp_drift::catalog::{RuleId, Severity};
 use mcp_drift::lint::Protocol;
+use mcp_drift::load::{Limits, Source};
 use mcp_drift::policy::Policy;
 use mcp_drift::report;
 
@@ -25,11 +26,15 @@ enum Command {
         old: String,
         /// The snapshot about to ship (omit it with `--base`).
         new: Option<String>,
-        /// Compare OLD (a path) at this git revision with the same path in the working tree.
+        /// Compare OLD (a path) at this git revision with the same path in the working tree. The
+        /// configuration (./mcp-drift.toml and the baseline it names) is read at REV too, unless
+        /// --config names a file.
         #[arg(long, value_name = "REV")]
         base: Option<String>,
         #[command(flatten)]
         report: ReportArgs,
+        #[command(flatten)]
+        input: InputArgs,
     },
     /// Check snapshots on their own before release (schema validity, MCP rules, hidden text, ...).
     Lint {
@@ -48,6 +53,8 @@ enum Command {
         snapshot: String,
         #[arg(long, default_value = mcp_drift::lock::LOCK_FILE)]
         output: std::path::PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
     },
     /// Check SNAPSHOT against the lock: every drifted tool is explained with the diff's rules.
     Verify {
@@ -59,6 +66,8 @@ enum Command {
         update: bool,
         #[command(flatten)]
         report: ReportArgs,
+        #[command(flatten)]
+        input: InputArgs,
     },
     /// List every rule.
     Rules {
@@ -80,6 +89,8 @@ enum BaselineAction {
         new: String,
         #[command(flatten)]
         out: BaselineOut,
+        #[command(flatten)]
+        input: InputArgs,
     },
     /// Write every current finding of `lint SNAPSHOT...` to the baseline file.
     Lint {
@@ -99,15 +110,37 @@ struct LintTarget {
     /// Also check against the Tool definition of this MCP protocol revision (2025-06-18, 2025-11-25, 2026-07-28).
     #[arg(long, value_name = "VERSION", value_parser = parse_protocol)]
     protocol: Option<Protocol>,
+    #[command(flatten)]
+    input: InputArgs,
 }
 
 impl LintTarget {
     fn run(&self) -> Result<mcp_drift::Analysis, mcp_drift::Error> {
-        if self.snapshots.iter().filter(|s| *s == "-").count() > 1 {
+        let sources = self.snapshots.iter().map(|s| Source::parse(s)).collect::<Result<Vec<_>, _>>()?;
+        if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
             return Err(mcp_drift::Error::Usage("only one snapshot can be read from standard input".into()));
         }
-        mcp_drift::lint(&self.snapshots, mcp_drift::lint::Options { protocol: self.protocol })
+        mcp_drift::lint_sources(&sources, mcp_drift::lint::Options { protocol: self.protocol }, self.input.limits())
     }
+}
+
+/// How much one run may read.
+#[derive(clap::Args, Clone, Copy)]
+struct InputArgs {
+    /// The most bytes read from one snapshot file, standard input, git blob or lock file (e.g. 64MiB).
+    /// Configuration and baseline files are capped at 16 MiB.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "256MiB")]
+    max_input_bytes: u64,
+}
+
+impl InputArgs {
+    fn limits(self) -> Limits {
+        Limits { max_input_bytes: self.max_input_bytes }
+    }
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    mcp_drift::load::read::parse_size(s)
 }
 
 /// Where a baseline goes and what it records.
@@ -133,7 +166,7 @@ struct ReportArgs {
     fail_on: Option<FailOn>,
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
-    /// Configuration file [default: ./mcp-drift.toml when it exists].
+    /// Configuration file [default: ./mcp-drift.toml when it exists; with --base, ./mcp-drift.toml at REV].
     #[arg(long)]
     config: Option<std::path::PathBuf>,
     /// A baseline of accepted findings (written by `mcp-drift baseline write`).
@@ -226,9 +259,14 @@ fn render(format: FormatArg, analysis: &mcp_drift::Analysis, color: Color, fail_
 }
 
 /// The team's policy (config and baseline) and the effective `--fail-on`, read before the analysis so
-/// that a bad configuration is reported before any snapshot is loaded.
-fn policy(args: &ReportArgs) -> Result<(Policy, FailOn), mcp_drift::Error> {
-    let mut policy = Policy::load(args.config.as_deref())?;
+/// that a bad configuration is reported before any snapshot is loaded. With a `base` revision and no
+/// `--config`, the configuration is the revision's, not the working tree's (which the pull request
+/// under judgement wrote); `--baseline` is read as given.
+fn policy(args: &ReportArgs, base: Option<&str>) -> Result<(Policy, FailOn), mcp_drift::Error> {
+    let mut policy = match (&args.config, base) {
+        (None, Some(rev)) => Policy::load_at(rev)?,
+        (config, _) => Policy::load(config.as_deref())?,
+    };
     if let Some(b) = &args.baseline {
         policy = policy.with_baseline(b)?;
     }
@@ -277,15 +315,17 @@ fn write_baseline(mut analysis: mcp_drift::Analysis, out: &BaselineOut) -> Resul
 
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
-        Command::Diff { old, new, base, report: r } => {
-            let (old, new) = match (base, new) {
+        Command::Diff { old, new, base, report: r, input } => {
+            let (old, new) = match (&base, new) {
                 (Some(rev), None) => {
-                    if rev.starts_with('-') {
+                    if rev.is_empty() || rev.starts_with('-') {
                         return Err(mcp_drift::Error::Usage(format!("`{rev}` is not a revision")));
                     }
-                    (format!("{rev}:{old}"), old)
+                    // Built here, not spelled `REV:PATH` and parsed: the old side is read from git
+                    // whatever files the working tree holds.
+                    (Source::Git { rev: rev.clone(), path: old.clone() }, Source::Path(old.into()))
                 }
-                (None, Some(new)) => (old, new),
+                (None, Some(new)) => (Source::parse(&old)?, Source::parse(&new)?),
                 (Some(_), Some(_)) => {
                     return Err(mcp_drift::Error::Usage(
                         "with --base, give one PATH (compared at REV and in the working tree)".into(),
@@ -293,28 +333,34 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                 }
                 (None, None) => return Err(mcp_drift::Error::Usage("give OLD and NEW, or --base REV PATH".into())),
             };
-            let judged = policy(&r)?;
-            report(mcp_drift::diff(&old, &new)?, &r, judged)
+            let judged = policy(&r, base.as_deref())?;
+            report(mcp_drift::diff_sources(&old, &new, input.limits())?, &r, judged)
         }
         Command::Lint { target, report: r } => {
-            let judged = policy(&r)?;
+            let judged = policy(&r, None)?;
             report(target.run()?, &r, judged)
         }
-        Command::Baseline { action: BaselineAction::Write { old, new, out } } => {
-            write_baseline(mcp_drift::diff(&old, &new)?, &out)
+        Command::Baseline { action: BaselineAction::Write { old, new, out, input } } => {
+            write_baseline(mcp_drift::diff_sources(&Source::parse(&old)?, &Source::parse(&new)?, input.limits())?, &out)
         }
         Command::Baseline { action: BaselineAction::Lint { target, out } } => write_baseline(target.run()?, &out),
-        Command::Lock { snapshot, output } => {
+        Command::Lock { snapshot, output, input } => {
             let mut sources = mcp_drift::load::Sources::default();
-            let snap = mcp_drift::load::load(&snapshot, &mut sources)?;
+            let snap = mcp_drift::load::load_source(
+                &Source::parse(&snapshot)?,
+                &mut sources,
+                mcp_drift::load::Mode::Contract,
+                input.limits(),
+            )?;
             let lock = mcp_drift::lock::lock(&snap);
             mcp_drift::policy::write_atomically(&output, &mcp_drift::lock::to_text(&lock))?;
             eprintln!("locked {} tool(s) in {}", lock.tools.len(), output.display());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Verify { snapshot, lock, update, report: r } => {
-            let judged = policy(&r)?;
-            let (analysis, locked, current) = mcp_drift::verify(&snapshot, &lock)?;
+        Command::Verify { snapshot, lock, update, report: r, input } => {
+            let judged = policy(&r, None)?;
+            let (analysis, locked, current) =
+                mcp_drift::verify_source(&Source::parse(&snapshot)?, &lock, input.limits())?;
             let drifted = mcp_drift::lock::drifted(&locked, &current);
             if update {
                 mcp_drift::policy::write_atomically(&lock, &mcp_drift::lock::to_text(&current))?;

@@ -14,6 +14,42 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::{RuleId, Severity};
 use crate::checks::Finding;
 use crate::error::Error;
+use crate::load::{git, read};
+
+/// The limit named in messages about configuration and baseline files.
+const SETTINGS_LIMIT: &str = "configuration file";
+
+/// The text of a configuration or baseline file.
+fn settings_text(name: &str, bytes: Vec<u8>) -> Result<String, Error> {
+    String::from_utf8(bytes).map_err(|_| Error::Input {
+        file: name.to_owned(),
+        line: 0,
+        column: 0,
+        message: "file is not valid UTF-8".into(),
+    })
+}
+
+/// A notice when the working tree's `path` differs from `committed` (its bytes at `rev`, `None` when
+/// absent there): the run used the revision's `what`, and `option` chooses another.
+fn changed_note(rev: &str, path: &str, committed: Option<&[u8]>, what: &str, option: &str) -> Option<String> {
+    let local = Path::new(path);
+    let present = std::fs::symlink_metadata(local).is_ok();
+    // Unreadable (a FIFO, too large): not used, and not the same as the revision's.
+    let current = present.then(|| read::file(local, read::MAX_SETTINGS_BYTES, SETTINGS_LIMIT).ok()).flatten();
+    match (committed, present) {
+        (None, false) => None,
+        (Some(c), true) if current.as_deref() == Some(c) => None,
+        (Some(_), true) => {
+            Some(format!("{path} differs from {rev}'s; this run used {rev}'s {what} (pass {option} to use another)"))
+        }
+        (None, true) => Some(format!(
+            "{path} is new in the working tree and absent at {rev}; this run used no {what} (pass {option} to use it)"
+        )),
+        (Some(_), false) => Some(format!(
+            "{path} is removed from the working tree; this run used {rev}'s {what} (pass {option} to use another)"
+        )),
+    }
+}
 
 /// A severity or `off`.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -112,6 +148,9 @@ pub struct Policy {
     pub accepted: Vec<Accept>,
     /// `YYYY-MM-DD` of today, for expiry.
     pub today: String,
+    /// One-line notices about where the policy came from (for example that the working tree changes
+    /// `mcp-drift.toml` and the revision's was used); [`crate::Analysis::apply_policy`] passes them on.
+    pub notes: Vec<String>,
 }
 
 fn position(text: &str, offset: usize) -> (usize, usize) {
@@ -129,32 +168,84 @@ impl Policy {
     pub fn load(explicit: Option<&Path>) -> Result<Policy, Error> {
         let path = match explicit {
             Some(p) => Some(p.to_path_buf()),
-            None => Some(PathBuf::from(CONFIG_FILE)).filter(|p| p.exists()),
+            None => Some(PathBuf::from(CONFIG_FILE)).filter(|p| std::fs::symlink_metadata(p).is_ok()),
         };
-        let mut policy = Policy { today: today(), ..Policy::default() };
-        let Some(path) = path else { return Ok(policy) };
+        let Some(path) = path else { return Ok(Policy { today: today(), ..Policy::default() }) };
         let name = path.display().to_string();
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| Error::Io { path: name.clone(), message: e.to_string() })?;
-        let config: Config = toml::from_str(&text).map_err(|e| {
-            let (line, column) = e.span().map_or((0, 0), |s| position(&text, s.start));
-            Error::Input { file: name.clone(), line, column, message: e.message().to_owned() }
+        let text = settings_text(&name, read::file(&path, read::MAX_SETTINGS_BYTES, SETTINGS_LIMIT)?)?;
+        let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        Policy::from_text(&name, &text, |baseline| {
+            let b = dir.join(baseline);
+            if b.exists() { read_baseline(&b).map(Some) } else { Ok(None) }
+        })
+    }
+
+    /// Loads `./mcp-drift.toml` and the baseline it names as committed at `rev` (for `--base`: the
+    /// pull request must not choose the policy that judges it). Paths are relative to the current
+    /// directory, as for [`Policy::load`]. When the working tree's files differ from the revision's
+    /// (changed, added or removed), [`Policy::notes`] says so.
+    ///
+    /// # Errors
+    /// A missing revision, or unreadable or invalid files at the revision.
+    pub fn load_at(rev: &str) -> Result<Policy, Error> {
+        let name = format!("{rev}:{CONFIG_FILE}");
+        let committed = git::read_file(rev, CONFIG_FILE, read::MAX_SETTINGS_BYTES, SETTINGS_LIMIT)?;
+        let mut notes = Vec::new();
+        if let Some(note) = changed_note(rev, CONFIG_FILE, committed.as_deref(), "configuration", "--config") {
+            notes.push(note);
+        }
+        let Some(bytes) = committed else { return Ok(Policy { today: today(), notes, ..Policy::default() }) };
+        let text = settings_text(&name, bytes)?;
+        let mut policy = Policy::from_text(&name, &text, |baseline| {
+            let path = baseline.to_string_lossy().into_owned();
+            let committed = git::read_file(rev, &path, read::MAX_SETTINGS_BYTES, SETTINGS_LIMIT)?;
+            if let Some(note) = changed_note(rev, &path, committed.as_deref(), "baseline", "--baseline") {
+                notes.push(note);
+            }
+            let Some(bytes) = committed else { return Ok(None) };
+            let shown = format!("{rev}:{path}");
+            let text = settings_text(&shown, bytes)?;
+            let (baseline, version) = parse_versioned(&shown, &text, "invalid baseline", |b: &Baseline| b.version)?;
+            check_version(Path::new(&shown), "baseline", version)?;
+            Ok(Some(baseline))
+        })?;
+        policy.notes = notes;
+        Ok(policy)
+    }
+
+    /// A policy from the text of a configuration file named `name`; `baseline` reads the baseline the
+    /// configuration names (`None`: it does not exist).
+    fn from_text(
+        name: &str,
+        text: &str,
+        baseline: impl FnOnce(&Path) -> Result<Option<Baseline>, Error>,
+    ) -> Result<Policy, Error> {
+        let mut policy = Policy { today: today(), ..Policy::default() };
+        let config: Config = toml::from_str(text).map_err(|e| {
+            let (line, column) = e.span().map_or((0, 0), |s| position(text, s.start));
+            Error::Input { file: name.to_owned(), line, column, message: e.message().to_owned() }
         })?;
         for key in config.severity.keys() {
             if RuleId::from_id(key).is_none() {
                 let offset = text.find(key.as_str()).unwrap_or(0);
-                let (line, column) = position(&text, offset);
+                let (line, column) = position(text, offset);
                 let hint = crate::catalog::closest(key).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
-                return Err(Error::Input { file: name, line, column, message: format!("unknown rule `{key}`{hint}") });
+                return Err(Error::Input {
+                    file: name.to_owned(),
+                    line,
+                    column,
+                    message: format!("unknown rule `{key}`{hint}"),
+                });
             }
         }
         for accept in &config.accept {
-            check_accept(accept, &name, &text)?;
+            check_accept(accept, name, text)?;
         }
         policy.accepted.clone_from(&config.accept);
-        let baseline_path = config.baseline.clone().map(|b| path.parent().unwrap_or(Path::new("")).join(b));
-        if let Some(b) = baseline_path.filter(|b| b.exists()) {
-            policy.accepted.extend(read_baseline(&b)?.accepted);
+        if let Some(b) = &config.baseline
+            && let Some(b) = baseline(b)?
+        {
+            policy.accepted.extend(b.accepted);
         }
         policy.config = config;
         Ok(policy)
@@ -249,27 +340,43 @@ fn is_date(s: &str) -> bool {
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline, Error> {
-    let (baseline, version): (Baseline, u32) = read_versioned(path, "invalid baseline", "", |b: &Baseline| b.version)?;
+    let (baseline, version): (Baseline, u32) =
+        read_versioned(path, read::MAX_SETTINGS_BYTES, "invalid baseline", "", |b: &Baseline| b.version)?;
     check_version(path, "baseline", version)?;
     Ok(baseline)
 }
 
-/// Reads a JSON file written by mcp-drift (baseline, lock): I/O errors carry `io_hint`, parse errors
-/// say `what` with the line and column. Returns the value and its `version` field.
+/// Reads a JSON file written by mcp-drift (baseline, lock), at most `cap` bytes: I/O errors carry
+/// `io_hint`, parse errors say `what` with the line and column. Returns the value and its `version`
+/// field.
 ///
 /// # Errors
-/// Unreadable or invalid files.
+/// Unreadable or invalid files, files that are not regular files, files over `cap`.
 pub(crate) fn read_versioned<T: serde::de::DeserializeOwned>(
     path: &Path,
+    cap: u64,
     what: &str,
     io_hint: &str,
     version: impl Fn(&T) -> u32,
 ) -> Result<(T, u32), Error> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Io { path: name.clone(), message: format!("{e}{io_hint}") })?;
-    let value: T = serde_json::from_str(&text).map_err(|e| Error::Input {
-        file: name,
+    let limit = if cap == read::MAX_SETTINGS_BYTES { SETTINGS_LIMIT } else { read::INPUT_LIMIT };
+    let bytes = read::file(path, cap, limit).map_err(|e| match e {
+        Error::Io { path, message } => Error::Io { path, message: format!("{message}{io_hint}") },
+        other => other,
+    })?;
+    parse_versioned(&name, &settings_text(&name, bytes)?, what, version)
+}
+
+/// Parses the text of a JSON file written by mcp-drift (see [`read_versioned`]).
+fn parse_versioned<T: serde::de::DeserializeOwned>(
+    name: &str,
+    text: &str,
+    what: &str,
+    version: impl Fn(&T) -> u32,
+) -> Result<(T, u32), Error> {
+    let value: T = serde_json::from_str(text).map_err(|e| Error::Input {
+        file: name.to_owned(),
         line: e.line(),
         column: e.column(),
         message: format!("{what}: {e}"),

@@ -41,8 +41,10 @@ fn run_action(env: &[(&str, &str)]) -> (i32, String, String) {
     }
     let out = cmd.output().unwrap();
     let summary = std::fs::read_to_string(&summary).unwrap_or_default();
-    let sarif: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
-    assert_eq!(sarif["version"], "2.1.0", "the SARIF file is written whole");
+    if !env.iter().any(|(k, _)| *k == "SARIF") {
+        let sarif: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+        assert_eq!(sarif["version"], "2.1.0", "the SARIF file is written whole");
+    }
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), summary)
 }
 
@@ -70,4 +72,99 @@ fn action_lint_checks_one_snapshot() {
     assert!(summary.contains("lint-input-not-object"), "{summary}");
     let (code, log, _) = run_action(&[("COMMAND", "lint"), ("NEW", "corpus/lint/clean/snapshot.json")]);
     assert_eq!(code, 0, "{log}");
+}
+
+const BREAK: [(&str, &str); 2] =
+    [("OLD", "corpus/seed-deploy-preview-region/old.json"), ("NEW", "corpus/seed-deploy-preview-region/new.json")];
+
+/// The stop-commands blocks of a log: (token, the lines inside), and the lines outside any block.
+fn blocks(log: &str) -> (Vec<(String, Vec<String>)>, Vec<String>) {
+    let (mut inside, mut outside) = (Vec::new(), Vec::new());
+    let mut open: Option<(String, Vec<String>)> = None;
+    for line in log.lines() {
+        match &mut open {
+            Some((token, lines)) if line == format!("::{token}::") => {
+                inside.push((token.clone(), std::mem::take(lines)));
+                open = None;
+            }
+            Some((_, lines)) => lines.push(line.to_owned()),
+            None => match line.strip_prefix("::stop-commands::") {
+                Some(token) => open = Some((token.to_owned(), Vec::new())),
+                None => outside.push(line.to_owned()),
+            },
+        }
+    }
+    assert!(open.is_none(), "a block is left open: {log}");
+    (inside, outside)
+}
+
+#[test]
+fn action_prints_reports_inside_a_stop_commands_block_with_a_random_token() {
+    let mut tokens = Vec::new();
+    for format in ["human", "json", "markdown", "junit", "sarif"] {
+        let mut env = BREAK.to_vec();
+        env.push(("FORMAT", format));
+        let (code, log, _) = run_action(&env);
+        assert_eq!(code, 1, "{format}: {log}");
+        let (inside, outside) = blocks(&log);
+        assert!(outside.is_empty(), "{format}: printed outside the block: {outside:?}");
+        assert_eq!(inside.len(), 1, "{format}: {log}");
+        let (token, lines) = &inside[0];
+        assert!(token.len() == 32 && token.bytes().all(|b| b.is_ascii_hexdigit()), "{format}: token `{token}`");
+        assert!(lines.join("\n").contains("input-required-added"), "{format}: {log}");
+        assert!(!lines.iter().any(|l| l.contains(token.as_str())), "{format}: the token is in the report");
+        tokens.push(token.clone());
+    }
+    tokens.sort();
+    tokens.dedup();
+    assert_eq!(tokens.len(), 5, "a fresh token per run: {tokens:?}");
+}
+
+#[test]
+fn action_github_annotations_stay_outside_the_block_and_errors_go_inside() {
+    let (code, log, _) = run_action(&BREAK);
+    assert_eq!(code, 1, "{log}");
+    let (inside, outside) = blocks(&log);
+    assert!(inside.is_empty(), "{log}");
+    assert!(outside.iter().any(|l| l.starts_with("::error file=")), "{log}");
+    // An error message (which quotes a path the pull request chose) is inside a block.
+    let (code, log, _) =
+        run_action(&[("OLD", "corpus/identical/old.json"), ("NEW", "::warning::no-such.json"), ("SARIF", "")]);
+    assert_eq!(code, 2, "{log}");
+    let (inside, outside) = blocks(&log);
+    assert!(outside.is_empty(), "{outside:?}");
+    assert_eq!(inside.len(), 1, "{log}");
+    assert_eq!(inside[0].1.iter().filter(|l| l.contains("no-such.json")).count(), 1, "{log}");
+}
+
+/// The steps of `action.yml` as (name, the step's text).
+fn steps() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
+    let steps = &text[text.find("\n  steps:\n").expect("steps")..];
+    steps
+        .split("\n    - ")
+        .skip(1)
+        .map(|s| {
+            let name = s.lines().next().unwrap_or_default().trim_start_matches("name:").trim().to_owned();
+            (name, s.to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn action_installs_from_its_own_directory_with_an_explicit_toolchain() {
+    let steps = steps();
+    let (_, install) = steps.iter().find(|(n, _)| n == "Install mcp-drift").expect("install step");
+    let env = &install[install.find("\n      env:\n").expect("the install step has env")..];
+    assert!(env.lines().any(|l| l.trim() == "RUSTUP_TOOLCHAIN: stable"), "{install}");
+    let run = &install[install.find("run: |\n").expect("run block")..];
+    let lines: Vec<&str> = run.lines().skip(1).map(str::trim).collect();
+    assert_eq!(lines.first(), Some(&"cd \"$GITHUB_ACTION_PATH\""), "{run}");
+    assert!(lines.iter().any(|l| l.starts_with("cargo install --locked --path . ")), "{run}");
+    // No `${{ }}` expression is pasted into a script: inputs reach the shell as environment variables.
+    for (name, step) in &steps {
+        if let Some(at) = step.find("run: |") {
+            assert!(!step[at..].contains("${{"), "step `{name}` interpolates into its script");
+        }
+    }
 }

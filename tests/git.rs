@@ -100,3 +100,154 @@ fn missing_path_at_revision() {
     assert_eq!(code, 2);
     assert!(err.contains("does not exist at revision `HEAD`"), "{err}");
 }
+
+/// A pull request that commits a copy of its new snapshot as `main:tools.json` cannot make
+/// `--base main tools.json` compare the new file with itself.
+#[test]
+fn base_never_reads_a_working_tree_file_named_like_the_revision() {
+    let r = repo();
+    std::fs::write(r.path().join("tools.json"), V1).unwrap();
+    commit_all(r.path(), "v1");
+    sh(r.path(), &["checkout", "-qb", "pr"]);
+    std::fs::write(r.path().join("tools.json"), V2).unwrap();
+    std::fs::write(r.path().join("main:tools.json"), V2).unwrap();
+    commit_all(r.path(), "pr");
+    let (code, out, err) = drift(r.path(), &["diff", "--base", "main", "tools.json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("error[input-required-added]") && out.contains("main:tools.json:1:"), "{out}");
+    // The same with the PR's copy committed in a subdirectory, run from there.
+    std::fs::create_dir(r.path().join("sub")).unwrap();
+    std::fs::write(r.path().join("sub/tools.json"), V1).unwrap();
+    commit_all(r.path(), "sub v1");
+    std::fs::write(r.path().join("sub/tools.json"), V2).unwrap();
+    std::fs::write(r.path().join("sub/HEAD:tools.json"), V2).unwrap();
+    let (code, out, err) = drift(&r.path().join("sub"), &["diff", "--base", "HEAD", "tools.json"]);
+    assert_eq!(code, 1, "{out}{err}");
+}
+
+/// `REV:PATH` naming both a file and a revision is refused, and the message says how to mean each;
+/// `./REV:PATH` is the file; a prefix that is no revision is just a file name.
+#[test]
+fn ambiguous_rev_path_is_a_usage_error() {
+    let r = repo();
+    std::fs::write(r.path().join("tools.json"), V1).unwrap();
+    commit_all(r.path(), "v1");
+    std::fs::write(r.path().join("tools.json"), V2).unwrap();
+    std::fs::write(r.path().join("main:tools.json"), V2).unwrap();
+    for args in [
+        &["diff", "main:tools.json", "tools.json"][..],
+        &["diff", "tools.json", "main:tools.json"],
+        &["lint", "main:tools.json"],
+        &["baseline", "write", "main:tools.json", "tools.json"],
+        &["baseline", "lint", "main:tools.json"],
+        &["lock", "main:tools.json"],
+        &["verify", "main:tools.json"],
+    ] {
+        let (code, out, err) = drift(r.path(), args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains("`./main:tools.json`") && err.contains("--base main tools.json"), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    assert!(!r.path().join("mcp-drift-baseline.json").exists());
+    let (code, out, err) = drift(r.path(), &["diff", "./main:tools.json", "tools.json"]);
+    assert_eq!((code, out.as_str()), (0, ""), "the file, compared with an identical one: {err}");
+    let (code, out, err) = drift(r.path(), &["diff", "main:tools.json", "./main:tools.json"]);
+    assert_eq!(code, 2, "{out}{err}");
+    // Not a revision: the file, as before.
+    std::fs::write(r.path().join("nosuchrev:tools.json"), V1).unwrap();
+    let (code, out, err) = drift(r.path(), &["diff", "nosuchrev:tools.json", "tools.json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    // No such file: the revision, as before.
+    std::fs::remove_file(r.path().join("main:tools.json")).unwrap();
+    let (code, out, err) = drift(r.path(), &["diff", "main:tools.json", "tools.json"]);
+    assert_eq!(code, 1, "{out}{err}");
+}
+
+fn notes(json: &str) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    v["notes"]
+        .as_array()
+        .map(|a| a.iter().map(|n| n.as_str().unwrap_or_default().to_owned()).collect())
+        .unwrap_or_default()
+}
+
+/// With `--base`, the configuration the pull request writes is not the one that judges it.
+#[test]
+fn base_reads_the_configuration_at_the_revision() {
+    let silence = "[[ignore]]\ntool = \"deploy\"\nreason = \"trust me\"\n";
+    // Added by the pull request.
+    let r = repo();
+    std::fs::write(r.path().join("tools.json"), V1).unwrap();
+    commit_all(r.path(), "v1");
+    std::fs::write(r.path().join("tools.json"), V2).unwrap();
+    std::fs::write(r.path().join("mcp-drift.toml"), silence).unwrap();
+    let (code, out, err) = drift(r.path(), &["diff", "--base", "main", "tools.json", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let n = notes(&out);
+    assert_eq!(n.len(), 1, "{n:?}");
+    assert!(n[0].contains("mcp-drift.toml") && n[0].contains("main") && n[0].contains("--config"), "{n:?}");
+    let (_, human, _) = drift(r.path(), &["diff", "--base", "main", "tools.json"]);
+    assert!(human.contains("mcp-drift.toml is new in the working tree"), "{human}");
+    // Named explicitly: used, and no note.
+    let (code, out, err) =
+        drift(r.path(), &["diff", "--base", "main", "tools.json", "--config", "mcp-drift.toml", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(notes(&out).is_empty(), "{out}");
+    // Without --base the working tree's is used, as before.
+    let (code, _, _) = drift(r.path(), &["diff", "main:tools.json", "tools.json"]);
+    assert_eq!(code, 0);
+
+    // Changed by the pull request: the revision's is used.
+    let r = repo();
+    std::fs::write(r.path().join("tools.json"), V1).unwrap();
+    std::fs::write(r.path().join("mcp-drift.toml"), "fail-on = \"error\"\n").unwrap();
+    commit_all(r.path(), "v1");
+    std::fs::write(r.path().join("tools.json"), V2).unwrap();
+    std::fs::write(r.path().join("mcp-drift.toml"), format!("fail-on = \"never\"\n{silence}")).unwrap();
+    let (code, out, err) = drift(r.path(), &["diff", "--base", "main", "tools.json", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(
+        notes(&out),
+        ["mcp-drift.toml differs from main's; this run used main's configuration (pass --config to use another)"]
+    );
+    // Unchanged: no note.
+    commit_all(r.path(), "pr");
+    let (code, out, _) = drift(r.path(), &["diff", "--base", "HEAD", "tools.json", "--format", "json"]);
+    assert_eq!(code, 0);
+    assert!(notes(&out).is_empty(), "{out}");
+
+    // Removed by the pull request: the revision's still applies.
+    let r = repo();
+    std::fs::write(r.path().join("tools.json"), V1).unwrap();
+    std::fs::write(r.path().join("mcp-drift.toml"), "[severity]\ninput-required-added = \"warning\"\n").unwrap();
+    commit_all(r.path(), "v1");
+    std::fs::write(r.path().join("tools.json"), V2).unwrap();
+    std::fs::remove_file(r.path().join("mcp-drift.toml")).unwrap();
+    let (code, out, err) = drift(r.path(), &["diff", "--base", "main", "tools.json", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\"warning\""), "{out}");
+    assert!(notes(&out).iter().any(|n| n.contains("removed")), "{out}");
+}
+
+/// The baseline the configuration names is the revision's too; `--baseline` is read as given.
+#[test]
+fn base_reads_the_configured_baseline_at_the_revision() {
+    let r = repo();
+    std::fs::write(r.path().join("tools.json"), V1).unwrap();
+    std::fs::write(r.path().join("mcp-drift.toml"), "baseline = \"accepted.json\"\n").unwrap();
+    std::fs::write(r.path().join("accepted.json"), "{\"version\": 1, \"accepted\": []}\n").unwrap();
+    commit_all(r.path(), "v1");
+    std::fs::write(r.path().join("tools.json"), V2).unwrap();
+    let (code, _, err) =
+        drift(r.path(), &["baseline", "write", "main:tools.json", "tools.json", "--output", "accepted.json"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = drift(r.path(), &["diff", "--base", "main", "tools.json", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(
+        notes(&out),
+        ["accepted.json differs from main's; this run used main's baseline (pass --baseline to use another)"]
+    );
+    let (code, out, err) =
+        drift(r.path(), &["diff", "--base", "main", "tools.json", "--baseline", "accepted.json", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+}

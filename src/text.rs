@@ -174,7 +174,10 @@ mod tests {
     #[test]
     fn escape_hides_controls() {
         assert_eq!(escape("a\u{202E}b\u{1b}[31m"), "a\\u{202e}b\\u{1b}[31m");
-        assert_eq!(escape("a\nb\r\tc\u{85}\u{2028}\u{2029}\u{b}\u{c}"), "a\\nb\\r\\tc\\u{85}\\u{2028}\\u{2029}\\u{b}\\u{c}");
+        assert_eq!(
+            escape("a\nb\r\tc\u{85}\u{2028}\u{2029}\u{b}\u{c}"),
+            "a\\nb\\r\\tc\\u{85}\\u{2028}\\u{2029}\\u{b}\\u{c}"
+        );
         assert_eq!(escape("\u{E0041}\u{200B}\u{FFFE}\u{7f}"), "\\u{e0041}\\u{200b}\\u{fffe}\\u{7f}");
         let once = escape("x\n\u{1b}");
         assert_eq!(escape(&once), once);

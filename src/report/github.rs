@@ -47,8 +47,7 @@ pub fn render(analysis: &Analysis) -> String {
             props.push(format!("col={}", l.column));
         }
         props.push(format!("title={}", property(&format!("{} ({})", f.rule.as_str(), escape(&f.tool)))));
-        let message =
-            format!("{}\n\nWhy: {}\nMigration: {}", escape(&f.message), escape(&f.why), escape(&f.migration));
+        let message = format!("{}\n\nWhy: {}\nMigration: {}", escape(&f.message), escape(&f.why), escape(&f.migration));
         let _ = writeln!(out, "::{command} {}::{}", props.join(","), data(&message));
     }
     suppressed(&mut out, analysis);

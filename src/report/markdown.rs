@@ -161,7 +161,11 @@ pub fn render(analysis: &Analysis) -> String {
         out = findings(out, analysis);
     }
     suppressed(&mut out, analysis);
-    out
+    // `##[` inside code spans (which show text as it is) and any join of escaped parts.
+    match crate::text::guard(&out) {
+        std::borrow::Cow::Borrowed(_) => out,
+        std::borrow::Cow::Owned(guarded) => guarded,
+    }
 }
 
 /// Per tool, the findings that fit in the budget, then a line that counts the rest.
@@ -231,7 +235,8 @@ fn suppressed(out: &mut String, analysis: &Analysis) {
     let _ = writeln!(b.out, "\n### Suppressed findings ({n})\n");
     let _ = writeln!(b.out, "Accepted by the configuration or the baseline; they do not fail the check.\n");
     for (f, reason) in &analysis.suppressed {
-        let line = format!("- {} on {} at {}: {}\n", code(f.rule.as_str()), code(&f.tool), code(&f.pointer), text(reason));
+        let line =
+            format!("- {} on {} at {}: {}\n", code(f.rule.as_str()), code(&f.tool), code(&f.pointer), text(reason));
         b.push(&line, SUPPRESSED_BUDGET);
     }
     *out = b.out;

@@ -158,13 +158,11 @@ pub fn uri_path(path: &str) -> String {
 /// characters.
 #[must_use]
 pub fn clip(s: &str, max: usize) -> Cow<'_, str> {
-    match s.char_indices().nth(max) {
-        None => Cow::Borrowed(s),
-        Some(_) => {
-            let end = s.char_indices().nth(max.saturating_sub(1)).map_or(s.len(), |(i, _)| i);
-            Cow::Owned(format!("{}…", &s[..end]))
-        }
+    if s.char_indices().nth(max).is_none() {
+        return Cow::Borrowed(s);
     }
+    let end = s.char_indices().nth(max.saturating_sub(1)).map_or(s.len(), |(i, _)| i);
+    Cow::Owned(format!("{}…", &s[..end]))
 }
 
 #[cfg(test)]

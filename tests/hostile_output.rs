@@ -5,9 +5,10 @@
 //!
 //! For every output: no line (after leading whitespace) starts with `::` except the `github` format's
 //! own commands, no `##[` anywhere, and no character that moves the cursor, breaks a line, reorders or
-//! hides text. Markdown is parsed with a CommonMark parser (no HTML, link or image from the input, every
-//! finding outside any HTML comment, no mention); JUnit with an XML parser.
+//! hides text. Markdown is parsed with a `CommonMark` parser (no HTML, link or image from the input, every
+//! finding outside any HTML comment, no mention); `JUnit` with an XML parser.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use assert_cmd::Command;
@@ -85,7 +86,9 @@ fn toml_string(s: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if c.is_control() || needs_escape(c) => out.push_str(&format!("\\U{:08X}", u32::from(c))),
+            c if c.is_control() || needs_escape(c) => {
+                let _ = write!(out, "\\U{:08X}", u32::from(c));
+            }
             c => out.push(c),
         }
     }
@@ -186,7 +189,7 @@ fn strip_sgr(s: &str) -> String {
         out.push_str(&rest[..at]);
         let tail = &rest[at + 2..];
         let end = tail.find(|c: char| !(c.is_ascii_digit() || c == ';')).unwrap_or(tail.len());
-        assert_eq!(tail.as_bytes().get(end), Some(&b'm'), "only SGR sequences: {:?}", &tail[..end + 1]);
+        assert_eq!(tail.as_bytes().get(end), Some(&b'm'), "only SGR sequences: {:?}", tail.get(..=end));
         rest = &tail[end + 1..];
     }
     out.push_str(rest);
@@ -288,7 +291,7 @@ fn markdown_renders_input_as_text() {
     check_markdown(&md, &a);
 }
 
-/// Parses `md` as CommonMark and checks that the input rendered as text.
+/// Parses `md` as `CommonMark` and checks that the input rendered as text.
 fn check_markdown(md: &str, a: &mcp_drift::Analysis) {
     use pulldown_cmark::{Event, Parser, Tag, TagEnd};
     let mut in_heading = false;

@@ -221,7 +221,10 @@ fn suppressed_findings_are_counted_and_named_in_every_format() {
     let a = analysis(&fx);
     let (f, _) = &a.suppressed[0];
     let human = report::human::render(&a, false);
-    assert!(human.lines().any(|l| l.starts_with("suppressed: tool-removed gone") && l.contains("reviewed")), "{human}");
+    assert!(
+        human.lines().any(|l| l.starts_with("suppressed: tool-removed on gone") && l.contains("reviewed")),
+        "{human}"
+    );
     let markdown = report::markdown::render(&a);
     assert!(markdown.contains("### Suppressed findings (1)") && markdown.contains("reviewed"), "{markdown}");
     let github = report::github::render(&a);

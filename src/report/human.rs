@@ -188,7 +188,7 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
     for (f, reason) in &analysis.suppressed {
         let _ = writeln!(
             out,
-            "suppressed: {} {} at {}: {}",
+            "suppressed: {} on {} at {}: {}",
             f.rule.as_str(),
             escape(&f.tool),
             escape(if f.pointer.is_empty() { "(tool)" } else { &f.pointer }),

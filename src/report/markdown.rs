@@ -232,7 +232,10 @@ fn suppressed(out: &mut String, analysis: &Analysis) {
     }
     let mut b = Budget { out: std::mem::take(out), left_out: 0 };
     let n = analysis.suppressed.len();
-    let _ = writeln!(b.out, "\n### Suppressed findings ({n})\n");
+    if !b.out.ends_with("\n\n") {
+        b.out.push('\n');
+    }
+    let _ = writeln!(b.out, "### Suppressed findings ({n})\n");
     let _ = writeln!(b.out, "Accepted by the configuration or the baseline; they do not fail the check.\n");
     for (f, reason) in &analysis.suppressed {
         let line =

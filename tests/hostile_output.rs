@@ -391,3 +391,32 @@ fn junit_is_well_formed_xml() {
     let xml = report::junit::render(&a, Some(mcp_drift::Severity::Error));
     roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}:\n{xml}"));
 }
+
+#[test]
+fn many_suppressed_findings_are_summarized_in_github_and_bounded_in_markdown() {
+    let name = |i: usize| format!("t{i}{P}{}", "n".repeat(500));
+    let tools: Vec<_> = (0..400).map(|i| json!({"name": name(i), "inputSchema": {"type": "object"}})).collect();
+    let mut a = mcp_drift::diff_texts(&json!({ "tools": tools }).to_string(), r#"{"tools": []}"#).unwrap();
+    let accepted = (0..400)
+        .map(|i| mcp_drift::policy::Accept {
+            fingerprint: None,
+            rule: Some("tool-removed".into()),
+            tool: Some(name(i)),
+            pointer: None,
+            reason: format!("reviewed{P}"),
+            expires: None,
+        })
+        .collect();
+    a.apply_policy(&mcp_drift::policy::Policy { accepted, ..mcp_drift::policy::Policy::default() });
+    assert_eq!((a.findings.len(), a.suppressed.len()), (0, 400));
+    let github = report::github::render(&a);
+    assert_neutral("github", &github, true);
+    assert_eq!(github.lines().count(), 1, "one summarizing notice:\n{github}");
+    assert!(github.starts_with("::notice title=400 findings suppressed::") && github.contains("390 more"), "{github}");
+    let md = report::markdown::render(&a);
+    assert_neutral("markdown", &md, false);
+    assert!(md.chars().count() < 65_536, "{} characters", md.chars().count());
+    assert!(md.contains("### Suppressed findings (400)"), "{md}");
+    let named = md.lines().filter(|l| l.starts_with("- `tool-removed`")).count();
+    assert!(named > 5 && md.contains(&format!("{} more suppressed findings left out", 400 - named)), "{named}\n{md}");
+}

@@ -202,3 +202,17 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
         Cow::Owned(guarded) => guarded,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mask_keeps_offsets_and_hides_lone_cr() {
+        let text = "a\rb\r\nc\u{2028}d\u{1b}]52;\u{202e}e\tf\n";
+        let masked = mask(text);
+        assert_eq!(masked, "a?b\r\nc???d?]52;???e\tf\n");
+        assert_eq!(masked.len(), text.len(), "byte offsets stay valid");
+        assert!(matches!(mask("plain\r\nlines\n"), Cow::Borrowed(_)));
+    }
+}

@@ -205,13 +205,24 @@ fn errors_on_stderr_are_one_neutral_line() {
     std::fs::write(&name, format!("{{\"tools\": [{{\"name\": \"a\", {key}: 1, {key}: 2, \"inputSchema\": {{}}}}]}}"))
         .unwrap();
     let missing = dir.path().join(format!("missing{P}.json").replace('\0', ""));
-    for args in [vec![name.clone(), name.clone()], vec![missing.clone(), name.clone()], vec![name, missing]] {
+    // A configuration key with a payload (TOML quoted key), in a config file named with one.
+    let config = dir.path().join(format!("cfg{}.toml", &FILE[3..FILE.len() - 9]));
+    std::fs::write(&config, format!("{} = 1\n", toml_string(&format!("key{P}")))).unwrap();
+    let runs: [(Vec<PathBuf>, &str); 4] = [
+        (vec![name.clone(), name.clone()], "duplicate key"),
+        (vec![missing.clone(), name.clone()], "missing"),
+        // Both sides load at once; the old side's error is the one reported.
+        (vec![name.clone(), missing], "duplicate key"),
+        (vec!["--config".into(), config, name.clone(), name], "key"),
+    ];
+    for (args, needle) in runs {
         let out = Command::cargo_bin("mcp-drift").unwrap().arg("diff").args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2));
         let stderr = String::from_utf8(out.stderr).unwrap();
         assert_neutral("stderr", &stderr, false);
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
-        assert!(stderr.starts_with("error: "), "{stderr}");
+        assert!(stderr.starts_with("error: ") && stderr.contains(needle), "{needle}: {stderr}");
+        assert!(stderr.contains("\\n"), "the payload is shown, escaped: {stderr}");
     }
 }
 

@@ -37,7 +37,7 @@ pub fn render(analysis: &Analysis, fail_on: Option<Severity>) -> String {
     for name in analysis.old.tools.keys().chain(analysis.new.tools.keys()) {
         tools.entry(name).or_default();
     }
-    for f in analysis.findings.iter().chain(analysis.suppressed.iter().map(|(f, _)| f)) {
+    for (f, _) in &analysis.suppressed {
         tools.entry(&f.tool).or_default();
     }
     for f in &analysis.findings {

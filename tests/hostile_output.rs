@@ -352,13 +352,18 @@ fn check_markdown(md: &str, a: &mcp_drift::Analysis) {
             _ => {}
         }
     }
-    // One heading per tool with findings, holding the whole (escaped) name; plus ours.
-    let tools: std::collections::BTreeSet<&str> = a.findings.iter().map(|f| f.tool.as_str()).collect();
-    for tool in &tools {
-        let shown = mcp_drift::text::line(tool);
+    // One heading per tool with findings, holding the whole (escaped) name; plus the title and the
+    // suppressed section.
+    let tools: std::collections::BTreeSet<(Option<&str>, &str)> =
+        a.findings.iter().map(|f| (f.snapshot.as_deref(), f.tool.as_str())).collect();
+    for (file, tool) in &tools {
+        let shown = match file {
+            Some(file) => format!("{}: {}", mcp_drift::text::line(file), mcp_drift::text::line(tool)),
+            None => mcp_drift::text::line(tool),
+        };
         assert!(headings.contains(&shown), "no heading {shown:?} in {headings:?}");
     }
-    assert_eq!(headings.len(), 1 + tools.len() + 1, "{headings:?}");
+    assert_eq!(headings.len(), 1 + tools.len() + usize::from(!a.suppressed.is_empty()), "{headings:?}");
     // Every finding is visible: its rule id is in the rendered text (nothing hides it in a comment).
     for rule in rules(a) {
         assert!(visible.contains(rule), "{rule} hidden:\n{md}");
@@ -430,4 +435,42 @@ fn many_suppressed_findings_are_summarized_in_github_and_bounded_in_markdown() {
     assert!(md.contains("### Suppressed findings (400)"), "{md}");
     let named = md.lines().filter(|l| l.starts_with("- `tool-removed`")).count();
     assert!(named > 5 && md.contains(&format!("{} more suppressed findings left out", 400 - named)), "{named}\n{md}");
+}
+
+/// Every format of one analysis.
+fn all_formats(a: &mcp_drift::Analysis) -> Vec<(&'static str, String)> {
+    vec![
+        ("human", report::human::render(a, false)),
+        ("json", report::json::render(a)),
+        ("sarif", report::sarif::render(a)),
+        ("github", report::github::render(a)),
+        ("markdown", report::markdown::render(a)),
+        ("junit", report::junit::render(a, Some(mcp_drift::Severity::Error))),
+    ]
+}
+
+#[test]
+fn lint_and_directory_reports_are_neutral() {
+    let fx = fixture();
+    // Lint reads more of the input (descriptions with hidden characters, names, references).
+    let lint = mcp_drift::lint(&[fx.new.to_string_lossy().into_owned()], mcp_drift::lint::Options::default()).unwrap();
+    assert!(!lint.findings.is_empty());
+    for (format, text) in all_formats(&lint) {
+        assert_neutral(&format!("lint {format}"), &text, format == "github");
+    }
+    // Directories of snapshots: findings carry the hostile relative file name as their snapshot.
+    let (old_text, new_text) = snapshots();
+    let root = tempfile::tempdir().unwrap();
+    for (side, text) in [("old", &old_text), ("new", &new_text)] {
+        std::fs::create_dir_all(root.path().join(side)).unwrap();
+        std::fs::write(root.path().join(side).join(FILE), text).unwrap();
+        std::fs::write(root.path().join(side).join("plain.json"), text).unwrap();
+    }
+    let dirs = mcp_drift::diff(&root.path().join("old").to_string_lossy(), &root.path().join("new").to_string_lossy())
+        .unwrap();
+    assert!(dirs.findings.iter().any(|f| f.snapshot.as_deref() == Some(FILE)), "the hostile file is a snapshot label");
+    for (format, text) in all_formats(&dirs) {
+        assert_neutral(&format!("directories {format}"), &text, format == "github");
+    }
+    check_markdown(&report::markdown::render(&dirs), &dirs);
 }

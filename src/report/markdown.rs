@@ -170,15 +170,19 @@ pub fn render(analysis: &Analysis) -> String {
 
 /// Per tool, the findings that fit in the budget, then a line that counts the rest.
 fn findings(out: String, analysis: &Analysis) -> String {
-    let mut by_tool: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
+    // Per snapshot file (directories of several snapshots) and tool.
+    let mut by_tool: BTreeMap<(Option<&str>, &str), Vec<&Finding>> = BTreeMap::new();
     for f in &analysis.findings {
-        by_tool.entry(&f.tool).or_default().push(f);
+        by_tool.entry((f.snapshot.as_deref(), &f.tool)).or_default().push(f);
     }
     let mut b = Budget { out, left_out: 0 };
-    for (tool, findings) in by_tool {
+    for ((file, tool), findings) in by_tool {
         let (loud, quiet): (Vec<&Finding>, Vec<&Finding>) =
             findings.into_iter().partition(|f| f.severity > Severity::Info);
-        let mut heading = Some(format!("### {}\n\n", code(tool)));
+        let mut heading = Some(match file {
+            Some(file) => format!("### {}: {}\n\n", code(file), code(tool)),
+            None => format!("### {}\n\n", code(tool)),
+        });
         // The heading goes out with the first finding of the tool that fits.
         let mut push = |b: &mut Budget, part: String| {
             let part = match heading.take() {

@@ -357,9 +357,12 @@ fn check_markdown(md: &str, a: &mcp_drift::Analysis) {
     let tools: std::collections::BTreeSet<(Option<&str>, &str)> =
         a.findings.iter().map(|f| (f.snapshot.as_deref(), f.tool.as_str())).collect();
     for (file, tool) in &tools {
+        // Escaped, with `##[` broken up (`::` is not at a line start there).
+        let mid =
+            |s: &str| if s.is_empty() { " ".to_owned() } else { mcp_drift::text::escape(s).replace("##[", "##\\[") };
         let shown = match file {
-            Some(file) => format!("{}: {}", mcp_drift::text::line(file), mcp_drift::text::line(tool)),
-            None => mcp_drift::text::line(tool),
+            Some(file) => format!("{}: {}", mid(file), mid(tool)),
+            None => mid(tool),
         };
         assert!(headings.contains(&shown), "no heading {shown:?} in {headings:?}");
     }
@@ -473,4 +476,50 @@ fn lint_and_directory_reports_are_neutral() {
         assert_neutral(&format!("directories {format}"), &text, format == "github");
     }
     check_markdown(&report::markdown::render(&dirs), &dirs);
+}
+
+/// Strings with a high share of the characters that matter here.
+fn nasty() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let pieces = prop_oneof![
+        Just("::".to_owned()),
+        Just("##[".to_owned()),
+        Just("#".to_owned()),
+        Just("\n".to_owned()),
+        Just("\r".to_owned()),
+        Just("`".to_owned()),
+        Just("<!--".to_owned()),
+        Just("@".to_owned()),
+        Just("https://".to_owned()),
+        Just("\u{1b}]52;".to_owned()),
+        Just(" ".to_owned()),
+        any::<char>().prop_map(String::from),
+        "[\\u{0}-\\u{ff}\\u{2028}\\u{202a}-\\u{202e}\\u{fffe}\\u{ffff}\\u{e0000}-\\u{e007f}]".prop_map(|s| s),
+    ];
+    proptest::collection::vec(pieces, 0..24).prop_map(|v| v.concat())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 96, ..Default::default() })]
+
+    #[test]
+    fn any_string_is_neutral_on_one_line(s in nasty()) {
+        let shown = mcp_drift::text::line(&s);
+        proptest::prop_assert!(!shown.contains('\n'));
+        assert_neutral("line", &shown, false);
+        let json = mcp_drift::text::json_guard(serde_json::to_string_pretty(&json!({ &s: [&s] })).unwrap());
+        assert_neutral("json", &json, false);
+        proptest::prop_assert_eq!(serde_json::from_str::<serde_json::Value>(&json).unwrap(), json!({ &s: [&s] }));
+    }
+
+    #[test]
+    fn any_tool_name_renders_safely(s in nasty()) {
+        let old = json!({"tools": [{"name": &s, "inputSchema": {"type": "object"}}, {"name": "z", "inputSchema": {"type": "object"}}]});
+        let a = mcp_drift::diff_texts(&old.to_string(), r#"{"tools": []}"#).unwrap();
+        for (format, text) in all_formats(&a) {
+            assert_neutral(format, &text, format == "github");
+        }
+        roxmltree::Document::parse(&report::junit::render(&a, None)).unwrap();
+        check_markdown(&report::markdown::render(&a), &a);
+    }
 }

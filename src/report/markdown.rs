@@ -43,7 +43,11 @@ fn code(s: &str) -> String {
     let fence = "`".repeat(longest + 1);
     if s.is_empty() {
         "` `".to_owned()
-    } else if s.starts_with('`') || s.ends_with('`') {
+    } else if s.starts_with('`')
+        || s.ends_with('`')
+        || (s.starts_with(' ') && s.ends_with(' ') && !s.bytes().all(|b| b == b' '))
+    {
+        // CommonMark strips one space from each side of such a span: these pads are the ones it strips.
         format!("{fence} {s} {fence}")
     } else {
         format!("{fence}{s}{fence}")
@@ -267,6 +271,8 @@ mod tests {
         assert_eq!(code("a`b"), "``a`b``");
         assert_eq!(code("``x"), "``` ``x ```");
         assert_eq!(code(""), "` `");
+        assert_eq!(code(" a "), "`  a  `");
+        assert_eq!(code(" a"), "` a`");
         assert_eq!(code("x\n<!--"), "`x\\n<!--`");
     }
 

@@ -21,15 +21,33 @@ impl Error {
     }
 }
 
+/// Every part of a message can come from the input (a file name, a JSON key, a config key, a revision),
+/// so the whole message goes through [`crate::text::line`]: one line, no control or bidi character, no
+/// workflow command.
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Io { path, message } => write!(f, "{path}: {message}"),
-            Error::Input { file, line: 0, message, .. } => write!(f, "{file}: {message}"),
-            Error::Input { file, line, column, message } => write!(f, "{file}:{line}:{column}: {message}"),
-            Error::Usage(message) => f.write_str(message),
-        }
+        let text = match self {
+            Error::Io { path, message } => format!("{path}: {message}"),
+            Error::Input { file, line: 0, message, .. } => format!("{file}: {message}"),
+            Error::Input { file, line, column, message } => format!("{file}:{line}:{column}: {message}"),
+            Error::Usage(message) => message.clone(),
+        };
+        f.write_str(&crate::text::line(&text))
     }
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_is_one_neutral_line() {
+        let e = Error::input("x\n::error::forged\u{1b}]52;\u{202e}.json", 1, 2, "duplicate key `k\r##[warning]w`");
+        let shown = e.to_string();
+        assert_eq!(shown, "x\\n::error::forged\\u{1b}]52;\\u{202e}.json:1:2: duplicate key `k\\r##\\[warning]w`");
+        let e = Error::Usage("::error::usage\u{2028}".into());
+        assert_eq!(e.to_string(), "\\::error::usage\\u{2028}");
+    }
+}

@@ -16,6 +16,7 @@ pub mod meaning;
 pub mod policy;
 pub mod report;
 pub mod schema;
+pub mod text;
 
 pub use catalog::{RuleId, Severity};
 pub use checks::Finding;

@@ -19,6 +19,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::error::Error;
+pub use crate::text::{escape, hidden_kind, is_hidden};
 
 /// One source file, kept whole so that diagnostics can quote it.
 #[derive(Debug)]
@@ -616,42 +617,6 @@ fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile, mod
     Ok(tool)
 }
 
-/// Makes untrusted text safe to print: control, bidi and invisible characters become escapes.
-#[must_use]
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if is_hidden(c) {
-            out.push_str(&c.escape_unicode().to_string());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Characters that change or hide what a terminal shows.
-#[must_use]
-pub fn is_hidden(c: char) -> bool {
-    hidden_kind(c).is_some()
-}
-
-/// What kind of hidden character `c` is, or `None` for a character that shows as itself. Newline and
-/// tab are ordinary text.
-#[must_use]
-pub fn hidden_kind(c: char) -> Option<&'static str> {
-    Some(match c {
-        '\n' | '\t' => return None,
-        '\u{1B}' => "ANSI escape",
-        '\u{200B}'..='\u{200D}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{180E}' | '\u{00AD}' => "zero-width",
-        '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => "bidi control",
-        '\u{E0000}'..='\u{E007F}' => "Unicode tag",
-        '\u{E0100}'..='\u{E01EF}' => "variation selector",
-        c if c.is_control() => "control",
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -703,10 +668,5 @@ mod tests {
     fn deep_nesting_is_a_clean_error() {
         let deep = "[".repeat(10_000) + &"]".repeat(10_000);
         assert!(matches!(names(&deep), Err(Error::Input { .. })));
-    }
-
-    #[test]
-    fn escape_hides_controls() {
-        assert_eq!(escape("a\u{202E}b\u{1b}[31m"), "a\\u{202e}b\\u{1b}[31m");
     }
 }

@@ -236,6 +236,11 @@ fn main() -> ExitCode {
     }
 }
 
+/// A path or name from the command line or the input, as one neutral line for standard error.
+fn neutral(s: &dyn std::fmt::Display) -> String {
+    mcp_drift::text::line(&s.to_string())
+}
+
 fn print(text: &str) -> Result<(), mcp_drift::Error> {
     let mut out = std::io::stdout().lock();
     // A closed pipe (`| head`) is not an error worth a message.
@@ -309,7 +314,7 @@ fn write_baseline(mut analysis: mcp_drift::Analysis, out: &BaselineOut) -> Resul
     let mut text = serde_json::to_string_pretty(&baseline).unwrap_or_default();
     text.push('\n');
     mcp_drift::policy::write_atomically(&out.output, &text)?;
-    eprintln!("wrote {} accepted finding(s) to {}", baseline.accepted.len(), out.output.display());
+    eprintln!("wrote {} accepted finding(s) to {}", baseline.accepted.len(), neutral(&out.output.display()));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -354,7 +359,7 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             )?;
             let lock = mcp_drift::lock::lock(&snap);
             mcp_drift::policy::write_atomically(&output, &mcp_drift::lock::to_text(&lock))?;
-            eprintln!("locked {} tool(s) in {}", lock.tools.len(), output.display());
+            eprintln!("locked {} tool(s) in {}", lock.tools.len(), neutral(&output.display()));
             Ok(ExitCode::SUCCESS)
         }
         Command::Verify { snapshot, lock, update, report: r, input } => {
@@ -364,14 +369,14 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             let drifted = mcp_drift::lock::drifted(&locked, &current);
             if update {
                 mcp_drift::policy::write_atomically(&lock, &mcp_drift::lock::to_text(&current))?;
-                eprintln!("updated {} ({} tool(s) changed)", lock.display(), drifted.len());
+                eprintln!("updated {} ({} tool(s) changed)", neutral(&lock.display()), drifted.len());
                 return Ok(ExitCode::SUCCESS);
             }
             if !drifted.is_empty() && analysis.findings.is_empty() {
                 eprintln!(
                     "hash changed for {} tool(s) without a contract finding: {}",
                     drifted.len(),
-                    drifted.join(", ")
+                    neutral(&drifted.join(", "))
                 );
             }
             report(analysis, &r, judged)

@@ -1,8 +1,10 @@
 //! Stage 5, report: renders findings. The only library stage that produces text for people or tools.
 //!
 //! Takes an [`Analysis`](crate::Analysis); returns a `String` (the caller writes it). Promises: output
-//! is deterministic for the same inputs, and no raw control, bidi or invisible character from a snapshot
-//! ever reaches the terminal.
+//! is deterministic for the same inputs; every input-derived string goes through [`crate::text`], so no
+//! raw control, bidi or invisible character reaches any output, no line starts a workflow command (`::`)
+//! except the `github` format's own, and no `##[` appears; every format counts and names the suppressed
+//! findings and prints the run notes.
 
 pub mod github;
 pub mod human;

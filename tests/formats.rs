@@ -83,3 +83,48 @@ fn github_commands_escape_everything_they_must() {
         assert_eq!(line.matches("::").count(), 2, "one separator only: {line}");
     }
 }
+
+/// An accepted finding and a run note, as every format shows them.
+fn with_suppressed_and_note() -> mcp_drift::Analysis {
+    let mut a = analysis("seed-deploy-preview-region");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mcp-drift.toml");
+    std::fs::write(
+        &config,
+        "[[accept]]\nrule = \"input-required-added\"\ntool = \"deploy_preview\"\nreason = \"callers moved (JIRA-1)\"\n",
+    )
+    .unwrap();
+    a.apply_policy(&mcp_drift::policy::Policy::load(Some(&config)).unwrap());
+    assert_eq!(a.suppressed.len(), 1);
+    a.notes.push("the pull request changes mcp-drift.toml".into());
+    a
+}
+
+#[test]
+fn suppressed_findings_and_notes_are_valid_sarif() {
+    let a = with_suppressed_and_note();
+    let sarif: serde_json::Value = serde_json::from_str(&report::sarif::render(&a)).unwrap();
+    let run = &sarif["runs"][0];
+    let suppressed: Vec<&serde_json::Value> =
+        run["results"].as_array().unwrap().iter().filter(|r| r.get("suppressions").is_some()).collect();
+    assert_eq!(suppressed.len(), 1);
+    assert_eq!(
+        suppressed[0]["suppressions"],
+        serde_json::json!([{"kind": "external", "justification": "callers moved (JIRA-1)"}])
+    );
+    assert_eq!(suppressed[0]["ruleId"], "input-required-added");
+    let notes = &run["invocations"][0]["toolExecutionNotifications"];
+    assert_eq!(notes[0]["message"]["text"], "the pull request changes mcp-drift.toml");
+    let Some(validator) = sarif_validator() else { return };
+    let errors: Vec<String> = validator.iter_errors(&sarif).map(|e| format!("{}: {e}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn golden_outputs_with_suppressed_and_note() {
+    let a = with_suppressed_and_note();
+    insta::assert_snapshot!("suppressed.human", report::human::render(&a, false));
+    insta::assert_snapshot!("suppressed.github", report::github::render(&a));
+    insta::assert_snapshot!("suppressed.markdown", report::markdown::render(&a));
+    insta::assert_snapshot!("suppressed.junit", report::junit::render(&a, Some(Severity::Error)));
+}

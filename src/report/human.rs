@@ -12,32 +12,54 @@ use super::Summary;
 use crate::Analysis;
 use crate::catalog::Severity;
 use crate::checks::Finding;
-use crate::load::{FileId, Sources, is_hidden};
+use crate::load::{FileId, Sources};
+use crate::text::{clip, escape, needs_escape};
 
 /// The source files as codespan sees them: hidden characters masked with same-length stand-ins, so byte
-/// offsets stay valid and nothing invisible reaches the terminal.
+/// offsets stay valid and nothing invisible reaches the terminal; file names escaped.
 struct Display<'a> {
     sources: &'a Sources,
+    names: Vec<String>,
     texts: Vec<Cow<'a, str>>,
 }
 
 impl<'a> Display<'a> {
     fn new(sources: &'a Sources) -> Display<'a> {
         let texts = sources.files.iter().map(|f| mask(&f.text)).collect();
-        Display { sources, texts }
+        let names = sources.files.iter().map(|f| escape(&f.name)).collect();
+        Display { sources, names, texts }
     }
 }
 
-/// Replaces hidden characters with `?` repeated to the same UTF-8 length.
+/// A character of a quoted source line that must not reach the terminal: everything [`needs_escape`]
+/// names except LF, tab, and a CR that ends a line (CRLF).
+fn masked(c: char, next: Option<char>) -> bool {
+    needs_escape(c) && c != '\n' && c != '\t' && !(c == '\r' && next == Some('\n'))
+}
+
+/// Replaces masked characters with `?` repeated to the same UTF-8 length.
 fn mask(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| is_hidden(c) && c != '\r') {
+    let mut chars = text.chars().peekable();
+    let mut any = false;
+    while let Some(c) = chars.next() {
+        if masked(c, chars.peek().copied()) {
+            any = true;
+            break;
+        }
+    }
+    if !any {
         return Cow::Borrowed(text);
     }
-    Cow::Owned(
-        text.chars()
-            .map(|c| if is_hidden(c) && c != '\r' { "?".repeat(c.len_utf8()) } else { c.to_string() })
-            .collect(),
-    )
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if masked(c, chars.peek().copied()) {
+            out.extend(std::iter::repeat_n('?', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 impl<'a> Files<'a> for Display<'a> {
@@ -46,7 +68,7 @@ impl<'a> Files<'a> for Display<'a> {
     type Source = &'a str;
 
     fn name(&'a self, id: FileId) -> Result<&'a str, FilesError> {
-        self.sources.files.get(id).map(|f| f.name.as_str()).ok_or(FilesError::FileMissing)
+        self.names.get(id).map(String::as_str).ok_or(FilesError::FileMissing)
     }
 
     fn source(&'a self, id: FileId) -> Result<&'a str, FilesError> {
@@ -98,7 +120,7 @@ fn diagnostic(f: &Finding, sources: &Sources) -> Diagnostic<FileId> {
     };
     for (loc, word) in [(&f.new, now), (&f.old, "before")] {
         if let Some(l) = loc.as_ref().filter(|l| !quoted(l)) {
-            places.push(format!("{word}: {}:{}:{}", l.path, l.line, l.column));
+            places.push(format!("{word}: {}:{}:{}", escape(&l.path), l.line, l.column));
         }
     }
     if let Some(new) = f.new.as_ref().filter(|l| quoted(l)) {
@@ -118,27 +140,23 @@ fn diagnostic(f: &Finding, sources: &Sources) -> Diagnostic<FileId> {
         labels.push(label.with_message("before"));
     }
     let mut notes: Vec<String> = places;
-    notes.extend(f.notes.iter().cloned());
+    notes.extend(f.notes.iter().map(|n| escape(n)));
     // An info finding can carry a witness of a strict-containment difference that the contract does not
     // count as a break (an undeclared name that became declared); it stays in JSON and out of the way.
     if let Some(w) = f.witness.as_ref().filter(|_| f.severity > Severity::Info) {
-        notes.push(format!("witness: {}", crate::load::escape(&clip(&w.instance.to_string(), 400))));
+        notes.push(format!("witness: {}", escape(&clip(&w.instance.to_string(), 400))));
         let label = if w.dropped { "effect" } else { "rejected because" };
-        notes.push(format!("{label}: {}", crate::load::escape(&clip(&w.rejected_because, 400))));
+        notes.push(format!("{label}: {}", escape(&clip(&w.rejected_because, 400))));
     }
-    notes.push(format!("why: {}", f.why));
-    notes.push(format!("help: {}", f.migration));
+    notes.push(format!("why: {}", escape(&f.why)));
+    notes.push(format!("help: {}", escape(&f.migration)));
     base.with_code(f.rule.as_str())
         .with_message(match &f.snapshot {
-            Some(file) => format!("{}: {}: {}", crate::load::escape(file), crate::load::escape(&f.tool), f.message),
-            None => format!("{}: {}", crate::load::escape(&f.tool), f.message),
+            Some(file) => format!("{}: {}: {}", escape(file), escape(&f.tool), escape(&f.message)),
+            None => format!("{}: {}", escape(&f.tool), escape(&f.message)),
         })
         .with_labels(labels)
         .with_notes(notes)
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max { s.to_owned() } else { format!("{}…", s.chars().take(max - 1).collect::<String>()) }
 }
 
 /// Renders every finding and a summary line; nothing at all when there are no findings.
@@ -159,7 +177,7 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
     }
     let mut out = String::from_utf8_lossy(buffer.as_slice()).into_owned();
     for note in &analysis.notes {
-        let _ = writeln!(out, "note: {}", crate::load::escape(note));
+        let _ = writeln!(out, "note: {}", escape(note));
     }
     out.push_str(&Summary::of(&analysis.findings).line());
     if !analysis.suppressed.is_empty() {
@@ -167,5 +185,34 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
         let _ = write!(out, " ({n} accepted finding{} suppressed)", if n == 1 { "" } else { "s" });
     }
     out.push('\n');
-    out
+    for (f, reason) in &analysis.suppressed {
+        let _ = writeln!(
+            out,
+            "suppressed: {} on {} at {}: {}",
+            f.rule.as_str(),
+            escape(&f.tool),
+            escape(if f.pointer.is_empty() { "(tool)" } else { &f.pointer }),
+            escape(reason)
+        );
+    }
+    // Everything above is escaped; this catches workflow commands that quoted source lines or the
+    // joins of escaped parts could still form.
+    match crate::text::guard(&out) {
+        Cow::Borrowed(_) => out,
+        Cow::Owned(guarded) => guarded,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mask_keeps_offsets_and_hides_lone_cr() {
+        let text = "a\rb\r\nc\u{2028}d\u{1b}]52;\u{202e}e\tf\n";
+        let masked = mask(text);
+        assert_eq!(masked, "a?b\r\nc???d?]52;???e\tf\n");
+        assert_eq!(masked.len(), text.len(), "byte offsets stay valid");
+        assert!(matches!(mask("plain\r\nlines\n"), Cow::Borrowed(_)));
+    }
 }

@@ -134,5 +134,6 @@ pub fn render(analysis: &Analysis) -> String {
     };
     let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
     out.push('\n');
-    out
+    // The exact strings, written so that no line holds `##[` or a raw bidi or line-separator character.
+    crate::text::json_guard(out)
 }

@@ -8,9 +8,12 @@ use crate::Analysis;
 use crate::catalog::Severity;
 use crate::checks::Finding;
 
+/// Text for an XML 1.0 attribute or element: escaped by [`crate::text::escape`] first (so no
+/// character XML 1.0 forbids, such as U+0000-U+0008 or U+FFFE, and no raw line break remains), then
+/// the five markup characters as entities.
 fn xml(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in crate::load::escape(s).chars() {
+    for c in crate::text::escape(s).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -27,8 +30,15 @@ fn xml(s: &str) -> String {
 #[must_use]
 pub fn render(analysis: &Analysis, fail_on: Option<Severity>) -> String {
     let mut tools: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
+    let mut accepted: BTreeMap<&str, Vec<(&Finding, &str)>> = BTreeMap::new();
+    for (f, reason) in &analysis.suppressed {
+        accepted.entry(&f.tool).or_default().push((f, reason));
+    }
     for name in analysis.old.tools.keys().chain(analysis.new.tools.keys()) {
         tools.entry(name).or_default();
+    }
+    for (f, _) in &analysis.suppressed {
+        tools.entry(&f.tool).or_default();
     }
     for f in &analysis.findings {
         tools.entry(&f.tool).or_default().push(f);
@@ -38,9 +48,17 @@ pub fn render(analysis: &Analysis, fail_on: Option<Severity>) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(out, "<testsuites name=\"mcp-drift\" tests=\"{}\" failures=\"{failures}\">", tools.len());
     let _ = writeln!(out, "  <testsuite name=\"mcp-drift\" tests=\"{}\" failures=\"{failures}\">", tools.len());
+    if !analysis.notes.is_empty() {
+        out.push_str("    <properties>\n");
+        for note in &analysis.notes {
+            let _ = writeln!(out, "      <property name=\"note\" value=\"{}\"/>", xml(note));
+        }
+        out.push_str("    </properties>\n");
+    }
     for (tool, findings) in tools {
         let _ = write!(out, "    <testcase classname=\"mcp-drift\" name=\"{}\"", xml(tool));
-        if findings.is_empty() {
+        let suppressed = accepted.get(tool).map_or(&[][..], Vec::as_slice);
+        if findings.is_empty() && suppressed.is_empty() {
             out.push_str("/>\n");
             continue;
         }
@@ -52,19 +70,25 @@ pub fn render(analysis: &Analysis, fail_on: Option<Severity>) -> String {
                 f.rule.as_str(),
                 xml(&f.message),
                 xml(&format!("{} at {}", f.severity, f.pointer)),
-                xml(&format!("Why: {}\nMigration: {}", f.why, f.migration))
+                format_args!("Why: {}\nMigration: {}", xml(&f.why), xml(&f.migration))
             );
         }
         let rest: Vec<String> = findings
             .iter()
             .filter(|f| !fails(f))
-            .map(|f| format!("{}[{}]: {}", f.severity, f.rule.as_str(), f.message))
+            .map(|f| format!("{}[{}]: {}", f.severity, f.rule.as_str(), xml(&f.message)))
+            .chain(suppressed.iter().map(|(f, reason)| {
+                format!("suppressed {}[{}] at {}: {}", f.severity, f.rule.as_str(), xml(&f.pointer), xml(reason))
+            }))
             .collect();
         if !rest.is_empty() {
-            let _ = writeln!(out, "      <system-out>{}</system-out>", xml(&rest.join("\n")));
+            let _ = writeln!(out, "      <system-out>{}</system-out>", rest.join("\n"));
         }
         out.push_str("    </testcase>\n");
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
-    out
+    match crate::text::guard(&out) {
+        std::borrow::Cow::Borrowed(_) => out,
+        std::borrow::Cow::Owned(guarded) => guarded,
+    }
 }

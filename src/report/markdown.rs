@@ -1,6 +1,13 @@
 //! `--format markdown`: a pull-request comment and changelog-ready "Migration notes" report: a summary
 //! table by severity, then per tool the findings with their migration advice; long lists fold into
 //! `<details>`.
+//!
+//! Everything from the input renders as text: names and witnesses in code spans whose fence is longer
+//! than any backtick run inside, every other text with Markdown punctuation backslash-escaped, `<`, `>`
+//! and `&` as entities, and mentions and bare links broken with a zero-width space entity. Newlines are
+//! escaped ([`crate::text::escape`]), so nothing leaves its line or heading. The comment stays under
+//! GitHub's 65,536-character limit: past [`FINDINGS_BUDGET`] the remaining findings are counted and
+//! pointed to the JSON and SARIF outputs.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -9,22 +16,124 @@ use super::Summary;
 use crate::Analysis;
 use crate::catalog::Severity;
 use crate::checks::Finding;
+use crate::text::{clip, escape};
 
-/// Inline code that survives backticks and pipes in the text.
+/// GitHub rejects comments of 65,536 characters or more; the output stays below this many bytes
+/// (a byte count is never below the character count).
+pub const LIMIT: usize = 65_000;
+/// Findings stop being written past this many bytes of output.
+pub const FINDINGS_BUDGET: usize = 56_000;
+/// Run notes stop being written past this many bytes of output.
+const NOTES_BUDGET: usize = 8_000;
+/// Suppressed findings stop being named past this many bytes of output.
+const SUPPRESSED_BUDGET: usize = 63_000;
+/// Longest text kept from one input-derived field (before escaping).
+const MAX_FIELD: usize = 1_000;
+/// Longest witness kept, as in human output.
+const MAX_WITNESS: usize = 400;
+
+/// Inline code that holds any text: the fence is one backtick longer than the longest run inside.
 fn code(s: &str) -> String {
-    let s = crate::load::escape(s).replace('|', "\\|");
-    if s.contains('`') { format!("`` {s} ``") } else { format!("`{s}`") }
+    let s = escape(&clip(s, MAX_FIELD));
+    let (mut run, mut longest) = (0, 0);
+    for c in s.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    if s.is_empty() {
+        "` `".to_owned()
+    } else if s.starts_with('`')
+        || s.ends_with('`')
+        || (s.starts_with(' ') && s.ends_with(' ') && !s.bytes().all(|b| b == b' '))
+    {
+        // CommonMark strips one space from each side of such a span: these pads are the ones it strips.
+        format!("{fence} {s} {fence}")
+    } else {
+        format!("{fence}{s}{fence}")
+    }
 }
 
+/// Plain text that renders as itself: no HTML, link, image, emphasis, mention or autolink.
 fn text(s: &str) -> String {
-    crate::load::escape(s).replace('|', "\\|").replace('\n', " ").replace('<', "&lt;")
+    let s = escape(&clip(s, MAX_FIELD));
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut rest = s.as_str();
+    while let Some(c) = rest.chars().next() {
+        rest = &rest[c.len_utf8()..];
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            // A mention or an e-mail autolink needs `@` next to a name.
+            '@' => out.push_str("@&#8203;"),
+            // `https://`, `www.`: bare links that GitHub would turn into links.
+            ':' if rest.starts_with("//") => out.push_str(":&#8203;"),
+            '.' if out.len() >= 3 && out.get(out.len() - 3..).is_some_and(|w| w.eq_ignore_ascii_case("www")) => {
+                out.push_str("&#8203;.");
+            }
+            '\\' | '`' | '*' | '_' | '[' | ']' | '!' | '|' | '~' | '#' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
-fn finding(out: &mut String, f: &Finding) {
-    let _ = writeln!(out, "- **{}** {}: {}", f.severity, code(f.rule.as_str()), text(&f.message));
-    let _ = writeln!(out, "  - Migration: {}", text(&f.migration));
+/// A message whose `code` parts keep their code spans: split at backticks, the outer parts are
+/// [`text`] and the inner ones [`code`]. Safe for any input (a name with a backtick only moves the
+/// split); an unpaired last backtick stays a literal one.
+fn prose(s: &str) -> String {
+    let s = clip(s, MAX_FIELD);
+    let parts: Vec<&str> = s.split('`').collect();
+    let mut out = String::with_capacity(s.len() + 16);
+    for (i, part) in parts.iter().enumerate() {
+        if i % 2 == 0 {
+            // Two code spans side by side would read as one longer fence: keep them apart.
+            if part.is_empty() && i > 0 && i + 2 < parts.len() {
+                out.push_str("&#8203;");
+            }
+            out.push_str(&text(part));
+        } else if i + 1 == parts.len() {
+            out.push_str("\\`");
+            out.push_str(&text(part));
+        } else {
+            out.push_str(&code(part));
+        }
+    }
+    out
+}
+
+fn finding(f: &Finding) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "- **{}** {}: {}", f.severity, code(f.rule.as_str()), prose(&f.message));
+    let _ = writeln!(out, "  - Migration: {}", prose(&f.migration));
     if let Some(w) = f.witness.as_ref().filter(|_| f.severity > Severity::Info) {
-        let _ = writeln!(out, "  - Witness: {} ({})", code(&w.instance.to_string()), text(&w.rejected_because));
+        let instance = w.instance.to_string();
+        let _ = writeln!(out, "  - Witness: {} ({})", code(&clip(&instance, MAX_WITNESS)), prose(&w.rejected_because));
+    }
+    out
+}
+
+/// The output with a byte budget: a part is written only while it fits.
+struct Budget {
+    out: String,
+    left_out: usize,
+}
+
+impl Budget {
+    /// Writes `part` when the output stays within `limit`; counts it as left out otherwise. Once
+    /// something is left out, everything after it is too, so the report never skips around.
+    fn push(&mut self, part: &str, limit: usize) -> bool {
+        if self.left_out == 0 && self.out.len() + part.len() <= limit {
+            self.out.push_str(part);
+            true
+        } else {
+            self.left_out += 1;
+            false
+        }
     }
 }
 
@@ -33,43 +142,150 @@ pub fn render(analysis: &Analysis) -> String {
     let s = Summary::of(&analysis.findings);
     let mut out = String::new();
     let _ = writeln!(out, "## Migration notes (mcp-drift)\n");
-    let _ = writeln!(out, "{}\n", s.line());
+    let mut notes = Budget { out, left_out: 0 };
+    for note in &analysis.notes {
+        notes.push(&format!("> **Note:** {}\n\n", text(note)), NOTES_BUDGET);
+    }
+    let mut out = notes.out;
+    if notes.left_out > 0 {
+        let _ = writeln!(out, "> {} more notes: the JSON output lists them.\n", notes.left_out);
+    }
+    let n = analysis.suppressed.len();
+    let accepted = if n == 0 {
+        String::new()
+    } else {
+        format!(" ({n} accepted finding{} suppressed)", if n == 1 { "" } else { "s" })
+    };
+    let _ = writeln!(out, "{}{accepted}\n", s.line());
     if analysis.findings.is_empty() {
         let _ = writeln!(out, "No contract changes.");
-        return out;
+    } else {
+        let _ = writeln!(out, "| severity | findings |\n|---|---|");
+        let _ = writeln!(out, "| error | {} |\n| warning | {} |\n| info | {} |\n", s.error, s.warning, s.info);
+        out = findings(out, analysis);
     }
-    let _ = writeln!(out, "| severity | findings |\n|---|---|");
-    let _ = writeln!(out, "| error | {} |\n| warning | {} |\n| info | {} |\n", s.error, s.warning, s.info);
-    let mut by_tool: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
+    suppressed(&mut out, analysis);
+    // `##[` inside code spans (which show text as it is) and any join of escaped parts.
+    match crate::text::guard(&out) {
+        std::borrow::Cow::Borrowed(_) => out,
+        std::borrow::Cow::Owned(guarded) => guarded,
+    }
+}
+
+/// Per tool, the findings that fit in the budget, then a line that counts the rest.
+fn findings(out: String, analysis: &Analysis) -> String {
+    // Per snapshot file (directories of several snapshots) and tool.
+    let mut by_tool: BTreeMap<(Option<&str>, &str), Vec<&Finding>> = BTreeMap::new();
     for f in &analysis.findings {
-        by_tool.entry(&f.tool).or_default().push(f);
+        by_tool.entry((f.snapshot.as_deref(), &f.tool)).or_default().push(f);
     }
-    for (tool, findings) in by_tool {
-        let _ = writeln!(out, "### {}\n", code(tool));
+    let mut b = Budget { out, left_out: 0 };
+    for ((file, tool), findings) in by_tool {
         let (loud, quiet): (Vec<&Finding>, Vec<&Finding>) =
             findings.into_iter().partition(|f| f.severity > Severity::Info);
+        let mut heading = Some(match file {
+            Some(file) => format!("### {}: {}\n\n", code(file), code(tool)),
+            None => format!("### {}\n\n", code(tool)),
+        });
+        // The heading goes out with the first finding of the tool that fits.
+        let mut push = |b: &mut Budget, part: String| {
+            let part = match heading.take() {
+                Some(h) => h + &part,
+                None => part,
+            };
+            b.push(&part, FINDINGS_BUDGET)
+        };
         for f in &loud {
-            finding(&mut out, f);
+            push(&mut b, finding(f));
         }
-        if !quiet.is_empty() {
-            if quiet.len() > 3 || !loud.is_empty() {
+        let fold = !quiet.is_empty() && (quiet.len() > 3 || !loud.is_empty());
+        let mut open = false;
+        for (i, f) in quiet.iter().enumerate() {
+            let mut part = String::new();
+            if fold && i == 0 {
                 let _ = writeln!(
-                    out,
+                    part,
                     "\n<details><summary>{} compatible change{}</summary>\n",
                     quiet.len(),
                     if quiet.len() == 1 { "" } else { "s" }
                 );
-                for f in &quiet {
-                    finding(&mut out, f);
-                }
-                let _ = writeln!(out, "\n</details>");
-            } else {
-                for f in &quiet {
-                    finding(&mut out, f);
-                }
             }
+            part.push_str(&finding(f));
+            open |= push(&mut b, part) && fold;
         }
-        out.push('\n');
+        if open {
+            b.out.push_str("\n</details>\n");
+        }
+        if heading.is_none() {
+            b.out.push('\n');
+        }
+    }
+    let mut out = b.out;
+    if b.left_out > 0 {
+        let _ = writeln!(
+            out,
+            "**{} more finding{} left out** to keep this comment under GitHub's size limit: the JSON \
+             (`--format json`) or SARIF (`--format sarif`) output lists every finding.\n",
+            b.left_out,
+            if b.left_out == 1 { " was" } else { "s were" }
+        );
     }
     out
+}
+
+/// A section that counts and names every finding accepted by the configuration or the baseline.
+fn suppressed(out: &mut String, analysis: &Analysis) {
+    if analysis.suppressed.is_empty() {
+        return;
+    }
+    let mut b = Budget { out: std::mem::take(out), left_out: 0 };
+    let n = analysis.suppressed.len();
+    if !b.out.ends_with("\n\n") {
+        b.out.push('\n');
+    }
+    let _ = writeln!(b.out, "### Suppressed findings ({n})\n");
+    let _ = writeln!(b.out, "Accepted by the configuration or the baseline; they do not fail the check.\n");
+    for (f, reason) in &analysis.suppressed {
+        let line =
+            format!("- {} on {} at {}: {}\n", code(f.rule.as_str()), code(&f.tool), code(&f.pointer), text(reason));
+        b.push(&line, SUPPRESSED_BUDGET);
+    }
+    *out = b.out;
+    if b.left_out > 0 {
+        let _ = writeln!(
+            out,
+            "\n{} more suppressed finding{} left out: the JSON output (`--format json`) lists all of them.",
+            b.left_out,
+            if b.left_out == 1 { "" } else { "s" }
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_spans_hold_any_backticks() {
+        assert_eq!(code("a"), "`a`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("``x"), "``` ``x ```");
+        assert_eq!(code(""), "` `");
+        assert_eq!(code(" a "), "`  a  `");
+        assert_eq!(code(" a"), "` a`");
+        assert_eq!(code("x\n<!--"), "`x\\n<!--`");
+    }
+
+    #[test]
+    fn text_renders_as_itself() {
+        assert_eq!(text("<img src=x>"), "&lt;img src=x&gt;");
+        assert_eq!(text("[a](http://e)"), "\\[a\\](http:&#8203;//e)");
+        assert_eq!(prose("a `b` c"), "a `b` c");
+        assert_eq!(prose("a `<b>` `c"), "a `<b>` \\`c");
+        assert_eq!(prose("`x``y`"), "`x`&#8203;`y`");
+        assert_eq!(text("hi @team www.x.io"), "hi @&#8203;team www&#8203;.x.io");
+        assert_eq!(text("éwww.x"), "éwww&#8203;.x");
+        assert_eq!(text("é."), "é.");
+        assert_eq!(text("a\nb"), "a\\\\nb");
+    }
 }

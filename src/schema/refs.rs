@@ -35,6 +35,14 @@ pub const DEFAULT_BASE: &str = "json-schema:///";
 /// quadratic text): the resource still resolves `#...` references, but no URI names it.
 const MAX_BASE_LEN: usize = 4_096;
 
+/// Text the index may hold (pointers and base URIs). Past it, further locations are not recorded and
+/// references to them do not resolve (cannot decide): deep documents with long keys would otherwise
+/// make the pointers quadratic in the document.
+const MAX_INDEX_TEXT: usize = 32 << 20;
+
+/// Pointers longer than this are not recorded either (their references do not resolve).
+const MAX_POINTER_LEN: usize = 16 << 10;
+
 /// Why a `$ref` could not be followed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RefProblem {
@@ -50,25 +58,28 @@ pub enum RefProblem {
     TooLong(usize),
 }
 
-/// One schema resource: where it is and its base URI (none when it cannot be resolved or is too long).
+/// One schema resource: where it is (none past the text budget) and its base URI (none when it cannot
+/// be resolved, is too long or is past the budget).
 #[derive(Debug)]
 struct Resource {
-    ptr: String,
+    ptr: Option<String>,
     base: Option<String>,
 }
 
-/// A named location in a resource: `None` when the name is declared more than once.
+/// A named location in a resource (none past the text budget).
 #[derive(Debug)]
 struct Anchor {
     ptr: Option<String>,
+    /// Declared by more than one schema of the resource.
+    twice: bool,
     dynamic: bool,
 }
 
 /// Where the `$dynamicAnchor`s of one name are, and what a `$dynamicRef` to one of them can mean.
 #[derive(Debug, Default)]
 struct DynamicAnchors {
-    /// Pointers of the schemas that declare it, in document order.
-    ptrs: Vec<String>,
+    /// Pointers of the schemas that declare it, in document order (none past the text budget).
+    ptrs: Vec<Option<String>>,
     /// The one the root resource declares: the outermost of every dynamic scope, so always chosen.
     in_root: Option<String>,
     /// Every declaration is the same schema with no reference in it: whichever one the dynamic scope
@@ -87,6 +98,8 @@ pub struct Index {
     dynamic: HashMap<String, DynamicAnchors>,
     /// The resource of every object holding `$ref`, `$dynamicRef` or `$recursiveRef`, by address.
     sites: HashMap<usize, usize>,
+    /// Bytes of pointers and URIs held, against [`MAX_INDEX_TEXT`].
+    text: usize,
 }
 
 #[derive(Clone, Copy)]
@@ -95,8 +108,14 @@ enum Seg<'a> {
     Index(usize),
 }
 
-fn pointer(path: &[Seg<'_>]) -> String {
+/// The pointer of `path`, or `None` when it would be longer than [`MAX_POINTER_LEN`] (measured before
+/// anything is written).
+fn pointer(path: &[Seg<'_>]) -> Option<String> {
     use std::fmt::Write as _;
+    let estimate: usize = path.iter().map(|s| if let Seg::Key(k) = s { k.len() + 1 } else { 8 }).sum();
+    if estimate > MAX_POINTER_LEN {
+        return None;
+    }
     let mut out = String::new();
     for seg in path {
         match seg {
@@ -107,7 +126,7 @@ fn pointer(path: &[Seg<'_>]) -> String {
             Seg::Index(i) => write!(out, "/{i}").unwrap_or(()),
         }
     }
-    out
+    Some(out)
 }
 
 fn address(map: &Map<String, Value>) -> usize {
@@ -168,11 +187,12 @@ impl Index {
     #[must_use]
     pub fn build(root: &Value) -> Index {
         let mut index = Index {
-            resources: vec![Resource { ptr: String::new(), base: Some(DEFAULT_BASE.to_owned()) }],
+            resources: vec![Resource { ptr: Some(String::new()), base: Some(DEFAULT_BASE.to_owned()) }],
             by_uri: HashMap::new(),
             anchors: HashMap::new(),
             dynamic: HashMap::new(),
             sites: HashMap::new(),
+            text: 0,
         };
         // Pre-order: (value, depth, segment from its parent, resource around it, what the value is).
         let mut stack: Vec<(&Value, usize, Option<Seg<'_>>, usize, Holds)> = vec![(root, 0, None, 0, Holds::One)];
@@ -219,11 +239,12 @@ impl Index {
         if let Some(id) = map.get("$id").and_then(Value::as_str) {
             let (uri, fragment) = id.split_once('#').unwrap_or((id, ""));
             if !uri.is_empty() || depth == 0 {
-                let base = resolve_uri(self.resources[parent].base.as_deref(), uri);
+                let base = resolve_uri(self.resources[parent].base.as_deref(), uri).and_then(|b| self.spend(b));
                 if depth == 0 {
                     self.resources[0].base = base;
                 } else {
-                    self.resources.push(Resource { ptr: pointer(path), base });
+                    let ptr = pointer(path).and_then(|p| self.spend(p));
+                    self.resources.push(Resource { ptr, base });
                     resource = self.resources.len() - 1;
                 }
             }
@@ -237,28 +258,32 @@ impl Index {
         }
         if let Some(name) = map.get("$dynamicAnchor").and_then(Value::as_str) {
             self.anchor(resource, name, path, true);
+            let ptr = pointer(path).and_then(|p| self.spend(p));
             let entry = self.dynamic.entry(name.to_owned()).or_default();
-            let ptr = pointer(path);
-            if resource == 0 {
-                entry.in_root.get_or_insert_with(|| ptr.clone());
+            if resource == 0 && entry.in_root.is_none() {
+                entry.in_root.clone_from(&ptr);
             }
             entry.ptrs.push(ptr);
         }
         resource
     }
 
+    /// Counts `text` against the budget: `None` once it is spent.
+    fn spend(&mut self, text: String) -> Option<String> {
+        self.text = self.text.saturating_add(text.len());
+        (self.text <= MAX_INDEX_TEXT).then_some(text)
+    }
+
     fn anchor(&mut self, resource: usize, name: &str, path: &[Seg<'_>], dynamic: bool) {
         let ptr = pointer(path);
-        self.anchors
-            .entry((resource, name.to_owned()))
-            .and_modify(|a| {
-                // The same schema may declare a name as `$anchor` and `$dynamicAnchor`; two schemas may not.
-                if a.ptr.as_deref() != Some(ptr.as_str()) {
-                    a.ptr = None;
-                }
-                a.dynamic |= dynamic;
-            })
-            .or_insert(Anchor { ptr: Some(ptr.clone()), dynamic });
+        if let Some(a) = self.anchors.get_mut(&(resource, name.to_owned())) {
+            // The same schema may declare a name as `$anchor` and `$dynamicAnchor`; two schemas may not.
+            a.twice |= ptr.is_none() || a.ptr != ptr;
+            a.dynamic |= dynamic;
+            return;
+        }
+        let ptr = ptr.and_then(|p| self.spend(p));
+        self.anchors.insert((resource, name.to_owned()), Anchor { ptr, twice: false, dynamic });
     }
 
     fn finish(&mut self, root: &Value) {
@@ -268,10 +293,10 @@ impl Index {
             }
         }
         for anchors in self.dynamic.values_mut() {
-            let mut values = anchors.ptrs.iter().map(|p| root.pointer(p));
-            let first = values.next().flatten();
+            let at = |p: &Option<String>| p.as_deref().and_then(|p| root.pointer(p));
+            let first = anchors.ptrs.first().and_then(at);
             anchors.uniform = first.is_some_and(|f| !crate::schema::contains_ref(f))
-                && anchors.ptrs.iter().skip(1).all(|p| root.pointer(p) == first);
+                && anchors.ptrs.iter().skip(1).all(|p| at(p) == first);
         }
     }
 
@@ -297,12 +322,15 @@ impl Index {
             }
         };
         if fragment.is_empty() || fragment.starts_with('/') {
-            return Ok(format!("{}{}", self.resources[resource].ptr, percent_decode(fragment)));
+            let Some(at) = &self.resources[resource].ptr else {
+                return Err(RefProblem::Unresolved(reference.to_owned()));
+            };
+            return Ok(format!("{at}{}", percent_decode(fragment)));
         }
         match self.anchors.get(&(resource, fragment.to_owned())) {
+            Some(Anchor { twice: true, .. }) => Err(RefProblem::Ambiguous(reference.to_owned())),
             Some(Anchor { ptr: Some(p), .. }) => Ok(p.clone()),
-            Some(Anchor { ptr: None, .. }) => Err(RefProblem::Ambiguous(reference.to_owned())),
-            None => Err(RefProblem::Unresolved(reference.to_owned())),
+            Some(Anchor { ptr: None, .. }) | None => Err(RefProblem::Unresolved(reference.to_owned())),
         }
     }
 
@@ -346,14 +374,16 @@ impl Index {
             return Ok((ptr, target));
         }
         let Some(anchors) = self.dynamic.get(name) else { return Ok((ptr, target)) };
-        let chosen = if let Some(p) = &anchors.in_root {
-            p
+        let chosen = if anchors.in_root.is_some() {
+            anchors.in_root.as_ref()
         } else if anchors.ptrs.len() == 1 || anchors.uniform {
-            &anchors.ptrs[0]
+            anchors.ptrs.first().and_then(Option::as_ref)
         } else {
-            return Err(RefProblem::Dynamic(reference.to_owned()));
+            None
         };
-        root.pointer(chosen).map(|v| (chosen.clone(), v)).ok_or_else(|| RefProblem::Dynamic(reference.to_owned()))
+        chosen
+            .and_then(|p| root.pointer(p).map(|v| (p.clone(), v)))
+            .ok_or_else(|| RefProblem::Dynamic(reference.to_owned()))
     }
 }
 

@@ -400,7 +400,8 @@ thread_local! {
 /// It borrows the roots, so no other document can take their addresses while it lives.
 pub struct Scope<'a> {
     id: u64,
-    roots: PhantomData<&'a Value>,
+    /// Borrows the roots; not `Send`, because it must end on the thread whose list it joined.
+    roots: PhantomData<(&'a Value, *const ())>,
 }
 
 impl<'a> Scope<'a> {

@@ -296,3 +296,67 @@ proptest! {
         let _ = mcp_drift::diff_texts(&snapshot(&doc), &snapshot(&json!({"$ref": r})));
     }
 }
+
+fn string_schema() -> impl Strategy<Value = Value> {
+    (prop::option::of(0u64..3), prop::option::of(0u64..4)).prop_map(|(lo, hi)| {
+        let mut s = json!({"type": "string"});
+        if let Some(l) = lo {
+            s["minLength"] = json!(l);
+        }
+        if let Some(h) = hi {
+            s["maxLength"] = json!(h);
+        }
+        s
+    })
+}
+
+/// Two resources that both declare `#foo` and `/$defs/x`, with the constraints of each drawn
+/// independently per side, and references (the same on both sides) from the root and from inside the
+/// embedded resource.
+fn two_resources(outer: Value, inner: Value, from_root: &str, from_inner: &str) -> Value {
+    let anchored = |mut s: Value| {
+        s["$anchor"] = json!("foo");
+        s
+    };
+    json!({
+        "type": "object",
+        "properties": {"v": {"$ref": from_root}, "w": {"$ref": "r.json#/$defs/y"}},
+        "required": ["v", "w"],
+        "$defs": {
+            "x": anchored(outer),
+            "r": {"$id": "r.json", "$defs": {"x": anchored(inner), "y": {"$ref": from_inner}}}
+        }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    /// The engine and the validator agree on which schema each reference names: when the engine finds
+    /// no break (and is not undecided), no probe the old schema accepts is rejected by the new one;
+    /// every witness it reports is accepted by the old schema and rejected by the new one.
+    #[test]
+    fn verdicts_agree_with_the_validator(
+        (o1, o2, n1, n2) in (string_schema(), string_schema(), string_schema(), string_schema()),
+        from_root in prop::sample::select(vec!["#foo", "#/$defs/x", "r.json#foo", "r.json#/$defs/x"]),
+        from_inner in prop::sample::select(vec!["#foo", "#/$defs/x", "json-schema:///#foo", "json-schema:///r.json#/$defs/x"]),
+    ) {
+        let old = two_resources(o1, o2, from_root, from_inner);
+        let new = two_resources(n1, n2, from_root, from_inner);
+        let found = findings(&old, &new);
+        for f in found.iter().filter(|f| f.severity == Severity::Error) {
+            let w = f.witness.as_ref().expect("every schema error has a witness");
+            prop_assert!(oracle_confirms(&old, &new, &w.instance), "{}: {}", f.rule, w.instance);
+        }
+        let claims = found.iter().any(|f| f.severity == Severity::Error || f.rule == RuleId::InputCannotDecide);
+        if !claims {
+            let (vo, vn) = (jsonschema::draft202012::new(&old).unwrap(), jsonschema::draft202012::new(&new).unwrap());
+            for v in 0..6 {
+                for w in 0..6 {
+                    let probe = json!({"v": "a".repeat(v), "w": "b".repeat(w)});
+                    prop_assert!(!vo.is_valid(&probe) || vn.is_valid(&probe), "missed break: {probe}");
+                }
+            }
+        }
+    }
+}

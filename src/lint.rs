@@ -634,10 +634,11 @@ fn references(doc: &Doc<'_>, out: &mut Vec<Hit>) {
             };
             match resolved {
                 Ok(()) | Err(RefProblem::Dynamic(_) | RefProblem::TooLong(_)) => {}
-                // Two schemas of the resource declare the name: no single target.
                 Err(RefProblem::Remote(_)) => out.push(
                     Hit::new(RuleId::LintRefRemote, pointer).var("keyword", keyword).var("name", escape(reference)),
                 ),
+                // Ambiguous: two schemas of the resource declare the name (or share the `$id`), so
+                // there is no single target.
                 Err(RefProblem::Unresolved(_) | RefProblem::Ambiguous(_)) => out.push(
                     Hit::new(RuleId::LintRefUnresolved, pointer).var("keyword", keyword).var("name", escape(reference)),
                 ),

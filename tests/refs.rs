@@ -163,6 +163,41 @@ fn change_behind_an_undecidable_dynamic_ref_is_reported() {
     assert!(findings(&old, &old).is_empty());
 }
 
+/// An anchor declared twice in one resource names no single schema: a change to either is
+/// `input-cannot-decide`, even though the reference is written the same on both sides.
+#[test]
+fn ambiguous_anchor_is_reported() {
+    let old = json!({
+        "type": "object",
+        "properties": {"name": {"$ref": "#foo"}},
+        "required": ["name"],
+        "$defs": {"a": {"$anchor": "foo", "type": "string"}, "b": {"$anchor": "foo", "type": "string"}}
+    });
+    for changed in ["/$defs/a", "/$defs/b"] {
+        let new = with_max_length(old.clone(), changed);
+        let found = findings(&old, &new);
+        assert!(found.iter().any(|f| f.rule == RuleId::InputCannotDecide), "{changed}: {found:?}");
+    }
+}
+
+/// The same `$ref` that resolves in the old document but not in the new one (the anchor moved into
+/// an embedded resource, where `#foo` from the root does not reach it) is reported.
+#[test]
+fn reference_that_stops_resolving_is_reported() {
+    let old = json!({
+        "type": "object",
+        "properties": {"name": {"$ref": "#foo"}},
+        "$defs": {"s": {"$anchor": "foo", "type": "string"}}
+    });
+    let new = json!({
+        "type": "object",
+        "properties": {"name": {"$ref": "#foo"}},
+        "$defs": {"s": {"$id": "s.json", "$anchor": "foo", "type": "string"}}
+    });
+    let found = findings(&old, &new);
+    assert!(found.iter().any(|f| f.rule == RuleId::InputCannotDecide), "{found:?}");
+}
+
 /// `$ref: "#name"` reaches a `$dynamicAnchor: name` (it defines a plain-name fragment too).
 #[test]
 fn lint_accepts_a_ref_to_a_dynamic_anchor() {

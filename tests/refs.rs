@@ -395,3 +395,30 @@ proptest! {
         }
     }
 }
+
+/// In a diff every document is indexed once: 20,000 properties, each a `$ref` to its own anchor, with
+/// every target changed (the old code searched the whole document for each anchor).
+#[test]
+fn diff_indexes_each_document_once() {
+    const N: usize = 20_000;
+    let doc = |max: Option<u64>| {
+        let props: Map<String, Value> = (0..N).map(|i| (format!("p{i}"), json!({"$ref": format!("#a{i}")}))).collect();
+        let defs: Map<String, Value> = (0..N)
+            .map(|i| {
+                let mut s = json!({"$anchor": format!("a{i}"), "type": "string"});
+                if let Some(m) = max {
+                    s["maxLength"] = json!(m);
+                }
+                (format!("d{i}"), s)
+            })
+            .collect();
+        json!({"type": "object", "properties": props, "$defs": defs})
+    };
+    let (old, new) = (doc(None), doc(Some(3)));
+    let start = std::time::Instant::now();
+    let found = findings(&old, &new);
+    let took = start.elapsed();
+    assert!(found.iter().filter(|f| f.rule == RuleId::InputConstraintTightened).count() >= N / 2, "{}", found.len());
+    assert!(took < std::time::Duration::from_secs(30), "{took:?}");
+    eprintln!("{N} anchored references compared in {took:?}");
+}

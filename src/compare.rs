@@ -558,6 +558,9 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
 
     let empty = Value::Object(Map::new());
     let (oi, ni) = (o.get("inputSchema").unwrap_or(&empty), n.get("inputSchema").unwrap_or(&empty));
+    // Each schema document is indexed for `$ref` resolution once, on its first reference.
+    let _refs =
+        schema::refs::Scope::new([oi, ni].into_iter().chain(o.get("outputSchema")).chain(n.get("outputSchema")));
     // Identical documents resolve every reference identically: nothing to walk.
     if oi != ni {
         Walker::new(&tool, Side::Input, oi, ni, "/inputSchema", &mut out).walk(
@@ -825,8 +828,9 @@ impl<'a, 'o> Walker<'a, 'o> {
         );
     }
 
-    /// Follows `$ref` while the schema is nothing but a reference (annotations aside). Returns the
-    /// target and its pointer, or the problem that stopped resolution.
+    /// Follows `$ref` (and `$dynamicRef`) while the schema is nothing but a reference (annotations
+    /// aside), each resolved in the resource it is written in. Returns the target and its pointer, or
+    /// the problem that stopped resolution.
     fn deref(
         &self,
         root: &'a Value,
@@ -836,8 +840,20 @@ impl<'a, 'o> Walker<'a, 'o> {
         let mut followed = false;
         for _ in 0..MAX_REF_HOPS {
             let Some(map) = schema.as_object() else { return Ok((schema, ptr, followed)) };
-            if let Some(d) = map.get("$dynamicRef").or_else(|| map.get("$recursiveRef")) {
+            if let Some(d) = map.get("$recursiveRef") {
                 return Err(RefProblem::Dynamic(d.as_str().unwrap_or("?").to_owned()));
+            }
+            if let Some(d) = map.get("$dynamicRef") {
+                let Some(reference) = d.as_str() else { return Err(RefProblem::Unresolved(d.to_string())) };
+                if !map.keys().all(|k| k == "$dynamicRef" || schema::ANNOTATIONS.contains(&k.as_str())) {
+                    // Beside other validation keywords; the caller compares it as a keyword.
+                    return Ok((schema, ptr, followed));
+                }
+                let (target_ptr, target) = schema::resolve_dynamic(root, Some(map), reference)?;
+                schema = target;
+                ptr = format!("{}{target_ptr}", self.base);
+                followed = true;
+                continue;
             }
             // `allOf` with one member and nothing else is that member (pydantic writes `allOf: [{$ref}]`).
             if let Some(Value::Array(members)) = map.get("allOf")
@@ -854,7 +870,7 @@ impl<'a, 'o> Walker<'a, 'o> {
                 // `$ref` beside other validation keywords; the caller compares it as a keyword.
                 return Ok((schema, ptr, followed));
             }
-            let (target_ptr, target) = schema::resolve(root, reference)?;
+            let (target_ptr, target) = schema::resolve(root, Some(map), reference)?;
             schema = target;
             ptr = format!("{}{target_ptr}", self.base);
             followed = true;
@@ -874,14 +890,14 @@ impl<'a, 'o> Walker<'a, 'o> {
             self.cannot_decide("", format!("schemas nested deeper than {MAX_DEPTH} levels are not compared"), &op, &np);
             return;
         }
-        let (o2, op2, of) = match self.deref(self.old_root, o, op.clone()) {
-            Ok(x) => x,
-            Err(problem) => return self.ref_problem(o, n, &problem, &op, &np),
-        };
-        let (n2, np2, nf) = match self.deref(self.new_root, n, np.clone()) {
-            Ok(x) => x,
-            Err(problem) => return self.ref_problem(o, n, &problem, &op, &np),
-        };
+        let ((o2, op2, of), (n2, np2, nf)) =
+            match (self.deref(self.old_root, o, op.clone()), self.deref(self.new_root, n, np.clone())) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(p), Err(q)) if p == q => return self.ref_problem(o, n, &p, &op, &np),
+                // One side resolves and the other does not (or not in the same way): what is behind
+                // differs even where the reference is written the same.
+                (Err(p), _) | (_, Err(p)) => return self.cannot_decide("$ref", ref_reason(&p), &op, &np),
+            };
         if of || nf {
             let key = (op2.clone(), np2.clone());
             if !self.in_progress.insert(key.clone()) {
@@ -898,19 +914,14 @@ impl<'a, 'o> Walker<'a, 'o> {
         }
     }
 
+    /// The same problem on both sides. A remote or dangling reference that is written the same on
+    /// both sides, with the same siblings, is the same opaque schema; a dynamic or ambiguous one may
+    /// name different schemas on each side, so it is never skipped.
     fn ref_problem(&mut self, o: &Value, n: &Value, problem: &RefProblem, op: &str, np: &str) {
-        // An unresolvable reference that is written the same on both sides, with the same siblings, is
-        // the same opaque schema.
-        if o == n && !matches!(problem, RefProblem::TooLong(_)) {
+        if o == n && matches!(problem, RefProblem::Remote(_) | RefProblem::Unresolved(_)) {
             return;
         }
-        let reason = match problem {
-            RefProblem::Remote(r) => format!("`$ref: {r}` leaves the document and is never fetched"),
-            RefProblem::Dynamic(r) => format!("dynamic reference `{r}` is not followed"),
-            RefProblem::Unresolved(r) => format!("reference `{r}` does not resolve"),
-            RefProblem::TooLong(n) => format!("a chain of more than {n} references is not followed"),
-        };
-        self.cannot_decide("$ref", reason, op, np);
+        self.cannot_decide("$ref", ref_reason(problem), op, np);
     }
 
     #[allow(
@@ -952,9 +963,15 @@ impl<'a, 'o> Walker<'a, 'o> {
         if let (Some(a), Some(b)) = (vo.get("$ref"), vn.get("$ref")) {
             // `$ref` with sibling keywords: compare the targets as one more keyword.
             let (a, b) = (a.clone(), b.clone());
-            self.walk_ref_keyword(&a, &b);
+            self.walk_ref_keyword(false, (o, &a), (n, &b));
         } else if vo.get("$ref").is_some() || vn.get("$ref").is_some() {
             self.cannot_decide("$ref", "a `$ref` beside other keywords was added or removed".into(), &op, &np);
+        }
+        if let (Some(a), Some(b)) = (vo.get("$dynamicRef"), vn.get("$dynamicRef")) {
+            // Added, removed or rewritten, `unmodelled` reports it; the same on both sides, what is
+            // behind it is compared.
+            let (a, b) = (a.clone(), b.clone());
+            self.walk_ref_keyword(true, (o, &a), (n, &b));
         }
         self.types_and_values(&vo, &vn);
         let common = vo.types.intersect(vn.types);
@@ -981,21 +998,25 @@ impl<'a, 'o> Walker<'a, 'o> {
         self.annotations(o, &op, n, &np);
     }
 
-    fn walk_ref_keyword(&mut self, a: &At<'a>, b: &At<'a>) {
-        let wrap_o = a.value;
-        let wrap_n = b.value;
-        // Resolve one hop by building a synthetic `{"$ref": ..}` view.
-        let (ra, rb) = (wrap_o.as_str().unwrap_or(""), wrap_n.as_str().unwrap_or(""));
-        match (schema::resolve(self.old_root, ra), schema::resolve(self.new_root, rb)) {
+    /// Compares the targets of a `$ref` (or `$dynamicRef`) written beside other keywords in the schema
+    /// objects `o` and `n`, one hop.
+    fn walk_ref_keyword(&mut self, dynamic: bool, old: (&'a Value, &At<'a>), new: (&'a Value, &At<'a>)) {
+        let ((o, a), (n, b)) = (old, new);
+        let (ra, rb) = (a.value.as_str().unwrap_or(""), b.value.as_str().unwrap_or(""));
+        let resolve = |root: &'a Value, site: &'a Value, reference: &str| {
+            if dynamic {
+                schema::resolve_dynamic(root, site.as_object(), reference)
+            } else {
+                schema::resolve(root, site.as_object(), reference)
+            }
+        };
+        let (op, np) = (a.ptr.clone(), b.ptr.clone());
+        match (resolve(self.old_root, o, ra), resolve(self.new_root, n, rb)) {
             (Ok((pa, ta)), Ok((pb, tb))) => {
                 self.walk(ta, format!("{}{pa}", self.base), tb, format!("{}{pb}", self.base));
             }
-            (Err(p), _) | (_, Err(p)) => {
-                if ra != rb {
-                    let (op, np) = (a.ptr.clone(), b.ptr.clone());
-                    self.ref_problem(wrap_o, wrap_n, &p, &op, &np);
-                }
-            }
+            (Err(problem), Err(other)) if problem == other => self.ref_problem(a.value, b.value, &problem, &op, &np),
+            (Err(problem), _) | (_, Err(problem)) => self.cannot_decide("$ref", ref_reason(&problem), &op, &np),
         }
     }
 
@@ -2019,11 +2040,22 @@ fn dependency_chain<'d, 'v>(
 /// How many names a `dependentRequired` chain is followed through.
 const CHAIN_CAP: usize = 1_024;
 
+/// Why a reference is not followed, for a `*-cannot-decide` finding.
+fn ref_reason(problem: &RefProblem) -> String {
+    match problem {
+        RefProblem::Remote(r) => format!("`$ref: {r}` leaves the document and is never fetched"),
+        RefProblem::Dynamic(r) => format!("dynamic reference `{r}` depends on the path of evaluation; not followed"),
+        RefProblem::Unresolved(r) => format!("reference `{r}` does not resolve"),
+        RefProblem::Ambiguous(r) => format!("reference `{r}` names more than one schema"),
+        RefProblem::TooLong(n) => format!("a chain of more than {n} references is not followed"),
+    }
+}
+
 /// A schema with its `$ref` chain followed inside `root` (as far as it resolves locally).
 fn follow<'v>(mut v: &'v Value, root: &'v Value) -> &'v Value {
     for _ in 0..MAX_REF_HOPS {
         let Some(r) = v.get("$ref").and_then(Value::as_str) else { break };
-        match schema::resolve(root, r) {
+        match schema::resolve(root, v.as_object(), r) {
             Ok((_, t)) => v = t,
             Err(_) => break,
         }

@@ -310,7 +310,8 @@ fn descriptions(t: &Map<String, Value>, out: &mut Vec<Hit>) {
     let Some(Value::Object(props)) = root.get("properties") else { return };
     for (name, schema) in props {
         // A parameter described where its `$ref` points is described.
-        let target = schema.get("$ref").and_then(Value::as_str).and_then(|r| schema::resolve(root, r).ok());
+        let target =
+            schema.get("$ref").and_then(Value::as_str).and_then(|r| schema::resolve(root, schema.as_object(), r).ok());
         let described = !blank(schema.get("description")) || target.is_some_and(|(_, v)| !blank(v.get("description")));
         if !described {
             out.push(
@@ -446,13 +447,15 @@ struct Doc<'a> {
     base: String,
     /// Every subschema object in pre-order, with its pointer inside the tool.
     nodes: Vec<(String, &'a Map<String, Value>)>,
+    /// Keeps the document's reference index while the document is linted.
+    _refs: schema::refs::Scope<'a>,
 }
 
 impl<'a> Doc<'a> {
     fn new(root: &'a Value, side: &'static str) -> Doc<'a> {
         let base = format!("/{side}");
         let nodes = subschemas(root, &base);
-        Doc { side, root, base, nodes }
+        Doc { side, root, base, nodes, _refs: schema::refs::Scope::new([root]) }
     }
 }
 
@@ -625,16 +628,18 @@ fn references(doc: &Doc<'_>, out: &mut Vec<Hit>) {
             let Some(reference) = map.get(keyword).and_then(Value::as_str) else { continue };
             let pointer = format!("{ptr}/{}", escape_token(keyword));
             let resolved = if keyword == "$dynamicRef" {
-                dynamic_anchor(doc, reference)
+                dynamic_anchor(doc, map, reference)
             } else {
-                schema::resolve(root, reference).map(|_| ())
+                schema::resolve(root, Some(map), reference).map(|_| ())
             };
             match resolved {
                 Ok(()) | Err(RefProblem::Dynamic(_) | RefProblem::TooLong(_)) => {}
                 Err(RefProblem::Remote(_)) => out.push(
                     Hit::new(RuleId::LintRefRemote, pointer).var("keyword", keyword).var("name", escape(reference)),
                 ),
-                Err(RefProblem::Unresolved(_)) => out.push(
+                // Ambiguous: two schemas of the resource declare the name (or share the `$id`), so
+                // there is no single target.
+                Err(RefProblem::Unresolved(_) | RefProblem::Ambiguous(_)) => out.push(
                     Hit::new(RuleId::LintRefUnresolved, pointer).var("keyword", keyword).var("name", escape(reference)),
                 ),
             }
@@ -643,13 +648,13 @@ fn references(doc: &Doc<'_>, out: &mut Vec<Hit>) {
 }
 
 /// A `$dynamicRef` resolves like a `$ref`, or to a `$dynamicAnchor` of that name.
-fn dynamic_anchor(doc: &Doc<'_>, reference: &str) -> Result<(), RefProblem> {
+fn dynamic_anchor(doc: &Doc<'_>, site: &Map<String, Value>, reference: &str) -> Result<(), RefProblem> {
     if let Some(name) = reference.strip_prefix('#').filter(|n| !n.is_empty() && !n.starts_with('/'))
         && doc.nodes.iter().any(|(_, map)| map.get("$dynamicAnchor").and_then(Value::as_str) == Some(name))
     {
         return Ok(());
     }
-    schema::resolve(doc.root, reference).map(|_| ())
+    schema::resolve_dynamic(doc.root, Some(site), reference).map(|_| ())
 }
 
 /// `lint-required-undeclared`: a required name no schema declares. An error when the same schema
@@ -747,7 +752,7 @@ fn declared(root: &Value, map: &Map<String, Value>) -> BTreeSet<String> {
     let mut names: BTreeSet<String> =
         map.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default();
     if let Some(r) = map.get("$ref").and_then(Value::as_str)
-        && let Ok((_, Value::Object(target))) = schema::resolve(root, r)
+        && let Ok((_, Value::Object(target))) = schema::resolve(root, Some(map), r)
         && let Some(Value::Object(p)) = target.get("properties")
     {
         names.extend(p.keys().cloned());

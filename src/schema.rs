@@ -1,5 +1,5 @@
 //! Stage 2, schema: a JSON Schema 2020-12 model over `serde_json::Value`, with local `$ref`
-//! resolution and the normalizations that make equivalent rewrites compare equal.
+//! resolution ([`refs`]) and the normalizations that make equivalent rewrites compare equal.
 //!
 //! Takes schema values and their JSON Pointers; returns [`View`]s: the validation keywords of one schema
 //! object with `type` as a [`TypeSet`], `const`/`enum` as one value list, and `anyOf`/`oneOf` unions of
@@ -11,6 +11,10 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Number, Value};
+
+pub mod refs;
+
+pub use refs::{RefProblem, resolve, resolve_dynamic};
 
 /// The JSON types a schema admits. `number` is split into integers and non-integers so that
 /// `integer` is a subset of `number`.
@@ -455,7 +459,7 @@ impl<'a> View<'a> {
             if let (Some(r), Some((doc, doc_base))) = (m.get("$ref").and_then(Value::as_str), root)
                 && m.as_object().is_some_and(|o| o.keys().all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str())))
             {
-                match resolve(doc, r) {
+                match resolve(doc, m.as_object(), r) {
                     Ok((p, t)) => {
                         target = t;
                         ptr = format!("{doc_base}{p}");
@@ -646,108 +650,6 @@ pub fn parse_types(value: &Value) -> Option<TypeSet> {
     }
 }
 
-/// Why a `$ref` could not be followed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RefProblem {
-    /// Points outside the document (a URL or another file): never fetched.
-    Remote(String),
-    /// `$dynamicRef` and friends.
-    Dynamic(String),
-    /// Local, but nothing is there.
-    Unresolved(String),
-    /// A chain of references longer than the walk follows.
-    TooLong(usize),
-}
-
-/// Resolves a local `$ref` against the schema document `root`. Returns the pointer of the target
-/// relative to `root` and the target.
-///
-/// # Errors
-/// A [`RefProblem`] for remote, dynamic or dangling references.
-pub fn resolve<'a>(root: &'a Value, reference: &str) -> Result<(String, &'a Value), RefProblem> {
-    let (resource, fragment) = reference.split_once('#').unwrap_or((reference, ""));
-    if !resource.is_empty() {
-        // An embedded resource (`$id`) of this document; anything else leaves the document.
-        let Some((base, target)) = find_resource(root, resource) else {
-            return Err(RefProblem::Remote(reference.to_owned()));
-        };
-        return resolve(target, &format!("#{fragment}")).map(|(p, v)| (format!("{base}{p}"), v));
-    }
-    if fragment.is_empty() || fragment.starts_with('/') {
-        let decoded = percent_decode(fragment);
-        return root
-            .pointer(&decoded)
-            .map(|v| (decoded.clone(), v))
-            .ok_or(RefProblem::Unresolved(reference.to_owned()));
-    }
-    find_anchor(root, fragment).ok_or(RefProblem::Unresolved(reference.to_owned()))
-}
-
-fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_owned();
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
-        {
-            out.push(b);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Finds the subschema whose `$id` names `resource` (exactly, or as the last segments of an absolute
-/// `$id`, which is how relative references resolve against it).
-fn find_resource<'a>(root: &'a Value, resource: &str) -> Option<(String, &'a Value)> {
-    find_schema(root, |map| {
-        map.get("$id").and_then(Value::as_str).is_some_and(|id| {
-            let id = id.split('#').next().unwrap_or(id);
-            id == resource || id.ends_with(&format!("/{resource}")) || resource.ends_with(&format!("/{id}"))
-        })
-    })
-}
-
-/// Finds the schema with `"$anchor": name`.
-fn find_anchor<'a>(root: &'a Value, name: &str) -> Option<(String, &'a Value)> {
-    find_schema(root, |map| map.get("$anchor").and_then(Value::as_str) == Some(name))
-}
-
-/// The first schema object (depth first, iteratively) that `hit` accepts, with its pointer. Instance
-/// data (`enum`, `const`, `default`, `examples`) is not searched.
-fn find_schema(root: &Value, hit: impl Fn(&Map<String, Value>) -> bool) -> Option<(String, &Value)> {
-    let mut stack = vec![(String::new(), root)];
-    while let Some((ptr, value)) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                if hit(map) {
-                    return Some((ptr, value));
-                }
-                for (k, v) in map {
-                    if !is_instance_data(k) {
-                        stack.push((format!("{ptr}/{}", crate::load::span::escape_token(k)), v));
-                    }
-                }
-            }
-            Value::Array(items) => {
-                for (i, v) in items.iter().enumerate() {
-                    stack.push((format!("{ptr}/{i}"), v));
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
 /// Keywords whose values are instances, not schemas: never searched or rewritten as schemas.
 #[must_use]
 pub fn is_instance_data(keyword: &str) -> bool {
@@ -805,17 +707,5 @@ mod tests {
         assert!(json_eq(&json!(1), &json!(1.0)));
         assert_eq!(canonical_key(&json!({"b": [1.0], "a": "x"})), canonical_key(&json!({"a": "x", "b": [1]})));
         assert_eq!(TypeSet::of(&json!(2.0)), TypeSet::INTEGER);
-    }
-
-    #[test]
-    fn refs_resolve_locally_only() {
-        let root = json!({"$defs": {"a b": {"$anchor": "x", "type": "string"}}});
-        assert_eq!(resolve(&root, "#/$defs/a%20b").unwrap().0, "/$defs/a b");
-        assert_eq!(resolve(&root, "#x").unwrap().0, "/$defs/a b");
-        assert!(matches!(resolve(&root, "https://e.com/s"), Err(RefProblem::Remote(_))));
-        let embedded = json!({"$id": "https://e.com/root.json", "$defs": {"addr": {"$id": "https://e.com/address.json", "$defs": {"zip": {"type": "string"}}}}});
-        assert_eq!(resolve(&embedded, "address.json#/$defs/zip").unwrap().0, "/$defs/addr/$defs/zip");
-        assert_eq!(resolve(&embedded, "https://e.com/address.json").unwrap().0, "/$defs/addr");
-        assert!(matches!(resolve(&root, "#/nope"), Err(RefProblem::Unresolved(_))));
     }
 }

@@ -59,7 +59,7 @@ fn deref<'a>(mut schema: &'a Value, root: &'a Value) -> &'a Value {
     for _ in 0..32 {
         let Some(map) = schema.as_object() else { return schema };
         if let Some(r) = map.get("$ref").and_then(Value::as_str) {
-            match schema::resolve(root, r) {
+            match schema::resolve(root, Some(map), r) {
                 Ok((_, target)) => schema = target,
                 Err(_) => return schema,
             }

@@ -571,7 +571,8 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
     let empty = Value::Object(Map::new());
     let (oi, ni) = (o.get("inputSchema").unwrap_or(&empty), n.get("inputSchema").unwrap_or(&empty));
     // Identical documents resolve every reference identically: nothing to walk.
-    if oi != ni {
+    let input_changed = oi != ni;
+    if input_changed {
         Walker::new(&tool, Side::Input, oi, ni, "/inputSchema", &mut out).walk(
             oi,
             "/inputSchema".into(),
@@ -579,6 +580,11 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
             "/inputSchema".into(),
         );
     }
+    let output = match (o.get("outputSchema"), n.get("outputSchema")) {
+        (Some(a), Some(b)) => Some((a, b)),
+        _ => None,
+    };
+    let output_changed = output.is_some_and(|(a, b)| a != b);
     match (o.get("outputSchema"), n.get("outputSchema")) {
         (None, Some(_)) => out.push(Change {
             tool: tool.clone(),
@@ -596,7 +602,7 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
             witness: None,
             plan: None,
         }),
-        (Some(a), Some(b)) if a != b => {
+        (Some(a), Some(b)) if output_changed => {
             Walker::new(&tool, Side::Output, a, b, "/outputSchema", &mut out).walk(
                 a,
                 "/outputSchema".into(),
@@ -607,12 +613,8 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
         // Absent on both sides, or the same document.
         _ => {}
     }
-    let output = match (o.get("outputSchema"), n.get("outputSchema")) {
-        (Some(a), Some(b)) => Some((a, b)),
-        _ => None,
-    };
     let judges = confirm_witnesses(&mut out, (oi, ni), output);
-    probe::probe(&tool, &mut out, (oi != ni).then_some((oi, ni)), output.filter(|(a, b)| a != b), judges);
+    probe::probe(&tool, &mut out, input_changed.then_some((oi, ni)), output.filter(|_| output_changed), judges);
     dedupe(out)
 }
 

@@ -80,11 +80,22 @@ fn side<'v>(
     if candidates.is_empty() {
         return;
     }
-    let judge = judge.unwrap_or_else(|| Judge::new(sub, sup));
     let instances: Vec<Value> = candidates.iter().map(|c| c.instance.clone()).collect();
+    let handed_over = judge.is_some();
+    let judge = judge.unwrap_or_else(|| Judge::new(sub, sup));
+    // Most changed schemas are compatible: the rejecting side's validator alone settles that, and the
+    // accepting side's is built only when some candidate is rejected.
+    if !handed_over && !judge.long_enums() {
+        let Ok(rejecting) = jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(sup) else {
+            return;
+        };
+        if instances.iter().all(|i| rejecting.is_valid(i)) {
+            return;
+        }
+    }
     let found = judge.with_validators(&instances, |accepting, rejecting| {
         instances.iter().enumerate().find_map(|(i, instance)| {
-            if !accepting.is_valid(instance) {
+            if rejecting.is_valid(instance) || !accepting.is_valid(instance) {
                 return None;
             }
             let e = rejecting.validate(instance).err()?;

@@ -477,6 +477,11 @@ impl<'s> Judge<'s> {
         dropped
     }
 
+    /// Whether validators are built per call from shrunk copies (an enum is longer than [`LONG_ENUM`]).
+    pub(crate) fn long_enums(&self) -> bool {
+        self.long_enums
+    }
+
     /// Runs `f` with the (accepting, rejecting) validators fit for `instances`: the whole documents'
     /// (built once per judge), or shrunk copies when an enum is long. `None` when a schema does not
     /// compile.

@@ -75,6 +75,10 @@ fn side<'v>(
     if confirmed {
         return;
     }
+    // A documentation edit inside the schema (the common change) cannot reject anything.
+    if same_constraints(sub, sup, false) {
+        return;
+    }
     let input = side == Side::Input;
     let candidates = candidates(sub, input);
     if candidates.is_empty() {
@@ -132,6 +136,38 @@ fn side<'v>(
         witness: Some(Witness { instance: candidate.instance.clone(), rejected_because: because, dropped: false }),
         plan: None,
     });
+}
+
+/// Whether two schemas are equal but for the text of `description`, `title` and `$comment`, which never
+/// affect validation (a string cannot be a `$ref` target either). `names`: the objects compared are
+/// maps of names to schemas (`properties`, `$defs`), whose keys are all significant.
+fn same_constraints(a: &Value, b: &Value, names: bool) -> bool {
+    const TEXT: [&str; 3] = ["description", "title", "$comment"];
+    const NAME_MAPS: [&str; 5] = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let significant = |m: &'_ serde_json::Map<String, Value>| {
+                m.iter().filter(|(k, v)| names || !(TEXT.contains(&k.as_str()) && v.is_string())).count()
+            };
+            significant(x) == significant(y)
+                && x.iter().all(|(k, v)| {
+                    if !names && TEXT.contains(&k.as_str()) && v.is_string() {
+                        return y.get(k).is_none_or(Value::is_string);
+                    }
+                    y.get(k).is_some_and(|w| {
+                        if crate::schema::is_instance_data(k) {
+                            v == w
+                        } else {
+                            same_constraints(v, w, !names && NAME_MAPS.contains(&k.as_str()))
+                        }
+                    })
+                })
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same_constraints(v, w, false))
+        }
+        _ => a == b,
+    }
 }
 
 /// The longest prefix of `ptr` that exists in `root` (a keyword location inside an embedded resource
@@ -407,6 +443,29 @@ mod tests {
         assert_eq!(list.len(), MAX_CANDIDATES);
         assert_eq!(list[0].origin, "the minimal old call");
         assert_eq!(list[0].instance, json!({"p0": "v0"}));
+    }
+
+    #[test]
+    fn documentation_edits_are_not_constraints() {
+        let a =
+            json!({"type": "object", "description": "A", "properties": {"title": {"type": "string", "title": "T"}}});
+        let b = json!({"type": "object", "description": "B", "properties": {"title": {"type": "string"}}});
+        assert!(same_constraints(&a, &b, false));
+        // A property named like an annotation is a name, and data is compared whole.
+        let c = json!({"type": "object", "properties": {"title": {"type": "integer"}}});
+        assert!(!same_constraints(&a, &c, false));
+        assert!(!same_constraints(&json!({"properties": {"description": {}}}), &json!({"properties": {}}), false));
+        assert!(!same_constraints(
+            &json!({"const": {"description": "a"}}),
+            &json!({"const": {"description": "b"}}),
+            false
+        ));
+        assert!(!same_constraints(
+            &json!({"title": {"type": "string"}}),
+            &json!({"title": {"type": "integer"}}),
+            false
+        ));
+        assert!(!same_constraints(&json!({"anyOf": [{"minimum": 1}]}), &json!({"anyOf": [{"minimum": 2}]}), false));
     }
 
     #[test]

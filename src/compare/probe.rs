@@ -198,11 +198,16 @@ fn candidates(root: &Value, input: bool) -> Vec<Candidate> {
     let mut out = Candidates { list: Vec::new(), root, input };
     let (side, noun) = if input { ("old", "call") } else { ("new", "result") };
     let top = witness::deref(root, root);
-    let minimal = fits(root, root).then(|| witness::example(root, root)).flatten();
+    let schema = if input { "inputSchema" } else { "outputSchema" };
+    // Every built candidate starts from an example of the root: none when that would be huge.
+    if !fits(root, root) {
+        literals(&mut out, top, "", &format!("the {side} {schema}"), Some);
+        return out.list;
+    }
+    let minimal = witness::example(root, root);
     if let Some(m) = &minimal {
         out.push(m.clone(), format!("the minimal {side} {noun}"), String::new());
     }
-    let schema = if input { "inputSchema" } else { "outputSchema" };
     literals(&mut out, top, "", &format!("the {side} {schema}"), Some);
     for keyword in ["anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = top.get(keyword) else { continue };
@@ -277,6 +282,9 @@ fn literals(out: &mut Candidates<'_>, schema: &Value, ptr: &str, what: &str, pla
     for (v, origin, from) in values {
         if out.full() {
             return;
+        }
+        if !small(&v) {
+            continue;
         }
         if let Some(instance) = place(v) {
             out.push(instance, origin, from);
@@ -466,6 +474,33 @@ mod tests {
             false
         ));
         assert!(!same_constraints(&json!({"anyOf": [{"minimum": 1}]}), &json!({"anyOf": [{"minimum": 2}]}), false));
+    }
+
+    #[test]
+    fn no_candidate_is_built_around_a_huge_root() {
+        // 7 levels of 10 required `$ref` properties: a minimal instance of 10^7 leaves.
+        let level = |inner: String| {
+            let props: serde_json::Map<String, Value> =
+                (0..10).map(|i| (format!("p{i}"), json!({"$ref": inner.clone()}))).collect();
+            json!({"type": "object", "properties": props, "required": (0..10).map(|i| format!("p{i}")).collect::<Vec<_>>()})
+        };
+        let mut defs = serde_json::Map::new();
+        defs.insert("l0".into(), json!({"type": "string", "enum": ["a", "b"]}));
+        for l in 1..7 {
+            defs.insert(format!("l{l}"), level(format!("#/$defs/l{}", l - 1)));
+        }
+        let mut s = level("#/$defs/l6".into());
+        s["$defs"] = Value::Object(defs);
+        s["examples"] = json!([{"p0": 1}]);
+        let list = candidates(&s, true);
+        assert_eq!(list.len(), 1, "only the literal example");
+        assert_eq!(list[0].instance, json!({"p0": 1}));
+        // The same below a required member, beside a small optional one: embedding the optional
+        // member's values would build the huge minimal instance first.
+        let s = json!({"type": "object", "required": ["big"], "properties": {"big": {"$ref": "#/$defs/l5"}, "mode": {"enum": ["a", "b"]}}, "$defs": s["$defs"]});
+        let start = std::time::Instant::now();
+        assert!(candidates(&s, true).is_empty());
+        assert!(start.elapsed() < std::time::Duration::from_millis(500), "{:?}", start.elapsed());
     }
 
     #[test]

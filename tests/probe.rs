@@ -305,3 +305,20 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_long_reference_chain_is_not_probed() {
+    // The validator compiles a reference chain in quadratic time (20,000 hops: about 5 s in release);
+    // the walk stops after 64 hops and the probe does not start.
+    let chain = |last: &str| {
+        let mut defs: serde_json::Map<String, Value> =
+            (0..20_000).map(|i| (format!("d{i}"), json!({"$ref": format!("#/$defs/d{}", i + 1)}))).collect();
+        defs.insert("d20000".into(), json!({ "type": last }));
+        json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs})
+    };
+    let (old, new) = (chain("string"), chain("integer"));
+    let start = Instant::now();
+    let analysis = mcp_drift::diff_texts(&snapshot(&input_tool(&old)), &snapshot(&input_tool(&new))).unwrap();
+    assert!(start.elapsed() < Duration::from_secs(3), "{:?}", start.elapsed());
+    assert!(analysis.findings.iter().any(|f| f.rule.as_str() == "input-cannot-decide"));
+}

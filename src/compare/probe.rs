@@ -16,7 +16,7 @@
 //! a `*-cannot-decide` change at the rejecting keyword is replaced by the probe's change, which keeps
 //! its reason; at most [`MAX_CANDIDATES`] candidates of bounded size are built, without network.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
 
@@ -32,6 +32,11 @@ const MAX_PROPERTY_DEPTH: usize = 3;
 /// Estimated JSON size (bytes) of the largest example the probe builds; a schema whose minimal
 /// instance would be larger gets no built candidates (its literal examples are still tried).
 const MAX_CANDIDATE_SIZE: usize = 16 * 1024;
+
+/// Subschemas one validation may visit, `$ref` targets counted where they are used.
+const MAX_EXPANSION: u64 = 20_000;
+/// Levels of nesting and `$ref` hops followed while counting them.
+const MAX_REF_DEPTH: usize = 256;
 
 /// One candidate instance and where it came from.
 struct Candidate {
@@ -75,8 +80,10 @@ fn side<'v>(
     if confirmed {
         return;
     }
-    // A documentation edit inside the schema (the common change) cannot reject anything.
-    if same_constraints(sub, sup, false) {
+    // A documentation edit inside the schema (the common change) cannot reject anything. Schemas
+    // whose validation could visit more than `MAX_EXPANSION` subschemas are not probed: the validator
+    // has no step budget of its own.
+    if same_constraints(sub, sup, false) || expansion(sub).is_none() || expansion(sup).is_none() {
         return;
     }
     let input = side == Side::Input;
@@ -136,6 +143,71 @@ fn side<'v>(
         witness: Some(Witness { instance: candidate.instance.clone(), rejected_because: because, dropped: false }),
         plan: None,
     });
+}
+
+/// An upper bound of the subschemas one validation against `root` visits, with each `$ref` target
+/// counted where it is used (memoized, so the work is linear in the document) and a reference back
+/// into its own expansion counted once. `None` past [`MAX_EXPANSION`] or [`MAX_REF_DEPTH`] levels of
+/// nesting and references: a `$ref` tree of `allOf` pairs 24 levels deep is 2^24 subschemas in 4 KB,
+/// and the validator compiles long reference chains in quadratic time.
+fn expansion(root: &Value) -> Option<u64> {
+    let mut memo = HashMap::new();
+    let mut open = HashSet::new();
+    expanded(root, root, 0, &mut memo, &mut open)
+}
+
+fn expanded(
+    v: &Value,
+    root: &Value,
+    depth: usize,
+    memo: &mut HashMap<*const Value, u64>,
+    open: &mut HashSet<*const Value>,
+) -> Option<u64> {
+    if depth > MAX_REF_DEPTH {
+        return None;
+    }
+    match v {
+        Value::Object(map) => {
+            let key = std::ptr::from_ref(v);
+            if let Some(n) = memo.get(&key) {
+                return Some(*n);
+            }
+            if !open.insert(key) {
+                return Some(1);
+            }
+            let mut total = 1u64;
+            for (k, x) in map {
+                if crate::schema::is_instance_data(k) {
+                    continue;
+                }
+                let n = match (k.as_str(), x.as_str()) {
+                    ("$ref" | "$dynamicRef", Some(r)) => match crate::schema::resolve(root, r) {
+                        Ok((_, target)) => expanded(target, root, depth + 1, memo, open)?,
+                        Err(_) => 1,
+                    },
+                    _ => expanded(x, root, depth + 1, memo, open)?,
+                };
+                total = total.saturating_add(n);
+                if total > MAX_EXPANSION {
+                    return None;
+                }
+            }
+            open.remove(&key);
+            memo.insert(key, total);
+            Some(total)
+        }
+        Value::Array(items) => {
+            let mut total = 0u64;
+            for x in items {
+                total = total.saturating_add(expanded(x, root, depth + 1, memo, open)?);
+                if total > MAX_EXPANSION {
+                    return None;
+                }
+            }
+            Some(total)
+        }
+        _ => Some(0),
+    }
 }
 
 /// Whether two schemas are equal but for the text of `description`, `title` and `$comment`, which never
@@ -501,6 +573,30 @@ mod tests {
         let start = std::time::Instant::now();
         assert!(candidates(&s, true).is_empty());
         assert!(start.elapsed() < std::time::Duration::from_millis(500), "{:?}", start.elapsed());
+    }
+
+    #[test]
+    fn reference_expansion_is_bounded() {
+        let tree = |levels: usize, leaf: Value| {
+            let mut defs: serde_json::Map<String, Value> = (0..levels)
+                .map(|i| (format!("d{i}"), json!({"allOf": [{"$ref": format!("#/$defs/d{}", i + 1)}, {"$ref": format!("#/$defs/d{}", i + 1)}]})))
+                .collect();
+            defs.insert(format!("d{levels}"), leaf);
+            json!({"type": "object", "not": {"$ref": "#/$defs/d0"}, "$defs": defs})
+        };
+        assert!(expansion(&tree(10, json!({}))).is_some_and(|n| n > 1024));
+        assert!(expansion(&tree(24, json!({}))).is_none());
+        let chain = |hops: usize| {
+            let mut defs: serde_json::Map<String, Value> =
+                (0..hops).map(|i| (format!("d{i}"), json!({"$ref": format!("#/$defs/d{}", i + 1)}))).collect();
+            defs.insert(format!("d{hops}"), json!({"type": "string"}));
+            json!({"properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs})
+        };
+        assert!(expansion(&chain(50)).is_some());
+        assert!(expansion(&chain(10_000)).is_none());
+        // Recursion through properties is counted once per cycle.
+        let list = json!({"$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}}}, "$ref": "#/$defs/node"});
+        assert!(expansion(&list).is_some());
     }
 
     #[test]

@@ -273,14 +273,14 @@ fn candidates(root: &Value, input: bool) -> Vec<Candidate> {
     let schema = if input { "inputSchema" } else { "outputSchema" };
     // Every built candidate starts from an example of the root: none when that would be huge.
     if !fits(root, root) {
-        literals(&mut out, top, "", &format!("the {side} {schema}"), Some);
+        literals(&mut out, top, ("", &format!("the {side} {schema}"), ""), Some);
         return out.list;
     }
     let minimal = witness::example(root, root);
     if let Some(m) = &minimal {
         out.push(m.clone(), format!("the minimal {side} {noun}"), String::new());
     }
-    literals(&mut out, top, "", &format!("the {side} {schema}"), Some);
+    literals(&mut out, top, ("", &format!("the {side} {schema}"), ""), Some);
     for keyword in ["anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = top.get(keyword) else { continue };
         for (i, branch) in branches.iter().enumerate().take(PER_LIST) {
@@ -333,9 +333,14 @@ impl Candidates<'_> {
     }
 }
 
-/// The `const`, `enum`, `examples` and `default` values of `schema` (at `ptr`), each turned into a
-/// whole instance by `place`.
-fn literals(out: &mut Candidates<'_>, schema: &Value, ptr: &str, what: &str, place: impl Fn(Value) -> Option<Value>) {
+/// The `const`, `enum`, `examples` and `default` values of `schema` (at `ptr`, named `what` for
+/// people), each turned into a whole instance by `place`; `prefix` starts the origin text.
+fn literals(
+    out: &mut Candidates<'_>,
+    schema: &Value,
+    (ptr, what, prefix): (&str, &str, &str),
+    place: impl Fn(Value) -> Option<Value>,
+) {
     let Some(map) = schema.as_object() else { return };
     let mut values: Vec<(Value, String, String)> = Vec::new();
     if let Some(c) = map.get("const") {
@@ -359,7 +364,7 @@ fn literals(out: &mut Candidates<'_>, schema: &Value, ptr: &str, what: &str, pla
             continue;
         }
         if let Some(instance) = place(v) {
-            out.push(instance, origin, from);
+            out.push(instance, format!("{prefix}{origin}"), from);
         }
     }
 }
@@ -398,7 +403,8 @@ fn properties(out: &mut Candidates<'_>, top: &Value) {
             let target = witness::deref(child, root);
             let what = format!("`{}`", crate::load::escape(&child_name));
             let input = out.input;
-            literals(out, target, &child_ptr, &what, |v| witness::embed(root, &child_path, input, v));
+            let prefix = if input { "the old call with " } else { "the new result with " };
+            literals(out, target, (&child_ptr, &what, prefix), |v| witness::embed(root, &child_path, input, v));
             if child_path.len() < MAX_PROPERTY_DEPTH {
                 queue.push_back((child_path, child_ptr, child_name, child));
             }

@@ -501,6 +501,20 @@ fn draft(change: &Change, new_tool: Option<&Tool>) -> Draft {
             d
         }
         ChangeKind::Schema { side, change: sc } => schema_draft(*side, sc, &old_path, &new_path, change, new_tool),
+        ChangeKind::Rejected { side, keyword, origin, undecided } => {
+            let input = *side == Side::Input;
+            let note = if undecided.is_empty() {
+                String::new()
+            } else {
+                format!(" The structural comparison alone could not decide it: {}.", undecided.join("; "))
+            };
+            let d = Draft::new(if input { R::InputCallRejected } else { R::OutputResultRejected })
+                .var("path", holder_path(if input { change.new_ptr.as_deref() } else { change.old_ptr.as_deref() }))
+                .var("keyword", escape(keyword))
+                .var("what", origin.clone())
+                .var("note", note);
+            if input { d } else { d.old() }
+        }
     }
 }
 

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use rayon::prelude::*;
 use serde_json::{Map, Value, json};
 
+mod probe;
 pub mod witness;
 
 use crate::load::span::escape_token;
@@ -127,6 +128,17 @@ pub enum ChangeKind {
     Schema {
         side: Side,
         change: SchemaChange,
+    },
+    /// A candidate drawn from the accepting side (an old call, a new result) that the other side's
+    /// validator rejects, found by the probe (see `compare/probe.rs`) whatever the walk modelled.
+    Rejected {
+        side: Side,
+        /// The rejecting keyword, as the validator names it (`anyOf`, `required`).
+        keyword: String,
+        /// Where the candidate came from (`the minimal old call`, `` `enum[1]` of `region` ``).
+        origin: String,
+        /// Reasons of the `*-cannot-decide` changes this rejection explains (folded into it).
+        undecided: Vec<String>,
     },
 }
 
@@ -562,7 +574,8 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
     let _refs =
         schema::refs::Scope::new([oi, ni].into_iter().chain(o.get("outputSchema")).chain(n.get("outputSchema")));
     // Identical documents resolve every reference identically: nothing to walk.
-    if oi != ni {
+    let input_changed = oi != ni;
+    if input_changed {
         Walker::new(&tool, Side::Input, oi, ni, "/inputSchema", &mut out).walk(
             oi,
             "/inputSchema".into(),
@@ -570,6 +583,11 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
             "/inputSchema".into(),
         );
     }
+    let output = match (o.get("outputSchema"), n.get("outputSchema")) {
+        (Some(a), Some(b)) => Some((a, b)),
+        _ => None,
+    };
+    let output_changed = output.is_some_and(|(a, b)| a != b);
     match (o.get("outputSchema"), n.get("outputSchema")) {
         (None, Some(_)) => out.push(Change {
             tool: tool.clone(),
@@ -587,7 +605,7 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
             witness: None,
             plan: None,
         }),
-        (Some(a), Some(b)) if a != b => {
+        (Some(a), Some(b)) if output_changed => {
             Walker::new(&tool, Side::Output, a, b, "/outputSchema", &mut out).walk(
                 a,
                 "/outputSchema".into(),
@@ -598,17 +616,18 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
         // Absent on both sides, or the same document.
         _ => {}
     }
-    let output = match (o.get("outputSchema"), n.get("outputSchema")) {
-        (Some(a), Some(b)) => Some((a, b)),
-        _ => None,
-    };
-    confirm_witnesses(&mut out, (oi, ni), output);
+    let judges = confirm_witnesses(&mut out, (oi, ni), output);
+    probe::probe(&tool, &mut out, input_changed.then_some((oi, ni)), output.filter(|_| output_changed), judges);
     dedupe(out)
 }
 
 /// Turns each change's plan into a confirmed witness, or nothing. Validators are built only for the
-/// directions that have something to confirm.
-fn confirm_witnesses(changes: &mut [Change], input: (&Value, &Value), output: Option<(&Value, &Value)>) {
+/// directions that have something to confirm; the judges are handed on to the probe.
+fn confirm_witnesses<'v>(
+    changes: &mut [Change],
+    input: (&'v Value, &'v Value),
+    output: Option<(&'v Value, &'v Value)>,
+) -> (Option<Judge<'v>>, Option<Judge<'v>>) {
     let (mut input_judge, mut output_judge): (Option<Judge>, Option<Judge>) = (None, None);
     for change in changes.iter_mut() {
         let Some(plan) = change.plan.take() else { continue };
@@ -621,6 +640,7 @@ fn confirm_witnesses(changes: &mut [Change], input: (&Value, &Value), output: Op
         let judge = judge.get_or_insert_with(|| Judge::new(sub, sup));
         change.witness = judge.confirm(sub, &plan, side == Side::Input);
     }
+    (input_judge, output_judge)
 }
 
 /// A `$defs` entry reached from several places is compared once per place; report it once.

@@ -55,7 +55,7 @@ const MAX_EXAMPLE_ITEMS: usize = 1_000;
 const MAX_EXAMPLE_LENGTH: usize = 10_000;
 
 /// Follows `$ref` and single-member `allOf` from `schema`.
-fn deref<'a>(mut schema: &'a Value, root: &'a Value) -> &'a Value {
+pub(crate) fn deref<'a>(mut schema: &'a Value, root: &'a Value) -> &'a Value {
     for _ in 0..32 {
         let Some(map) = schema.as_object() else { return schema };
         if let Some(r) = map.get("$ref").and_then(Value::as_str) {
@@ -477,10 +477,32 @@ impl<'s> Judge<'s> {
         dropped
     }
 
+    /// Whether validators are built per call from shrunk copies (an enum is longer than [`LONG_ENUM`]).
+    pub(crate) fn long_enums(&self) -> bool {
+        self.long_enums
+    }
+
+    /// Runs `f` with the (accepting, rejecting) validators fit for `instances`: the whole documents'
+    /// (built once per judge), or shrunk copies when an enum is long. `None` when a schema does not
+    /// compile.
+    pub(crate) fn with_validators<T>(
+        &self,
+        instances: &[Value],
+        f: impl FnOnce(&jsonschema::Validator, &jsonschema::Validator) -> Option<T>,
+    ) -> Option<T> {
+        if self.long_enums {
+            let keep = Members::of(instances);
+            let (sub, sup) = (build(&shrink_enums(self.sub, &keep)), build(&shrink_enums(self.sup, &keep)));
+            return f(sub.as_ref()?, sup.as_ref()?);
+        }
+        let whole = self.whole.get_or_init(|| (build(self.sub), build(self.sup)));
+        f(whole.0.as_ref()?, whole.1.as_ref()?)
+    }
+
     /// The validator's message, except that a shrunk enum is described by its whole list, and that a
     /// value no `anyOf`/`oneOf` branch accepts is explained by the branch that came closest (fewest
     /// errors, then the deepest one) instead of the whole value again.
-    fn message(&self, e: &jsonschema::ValidationError<'_>) -> String {
+    pub(crate) fn message(&self, e: &jsonschema::ValidationError<'_>) -> String {
         use jsonschema::error::ValidationErrorKind as Kind;
         if let Kind::AnyOf { context } | Kind::OneOfNotValid { context } = e.kind()
             && let Some((branch, inner)) = closest_branch(context)

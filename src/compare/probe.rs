@@ -181,7 +181,7 @@ fn expanded(
                     continue;
                 }
                 let n = match (k.as_str(), x.as_str()) {
-                    ("$ref" | "$dynamicRef", Some(r)) => match crate::schema::resolve(root, r) {
+                    ("$ref" | "$dynamicRef", Some(r)) => match crate::schema::resolve(root, Some(map), r) {
                         Ok((_, target)) => expanded(target, root, depth + 1, memo, open)?,
                         Err(_) => 1,
                     },

@@ -384,7 +384,12 @@ fn snapshot_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
             Error::Io { path, message }
         })?;
         let is_snapshot = entry.path().extension().is_some_and(|x| x == "json" || x == "snap");
-        if entry.file_type().is_file() && is_snapshot {
+        let kind = entry.file_type();
+        if is_snapshot && !kind.is_file() && !kind.is_dir() {
+            // A FIFO or device named like a snapshot is not skipped unseen: its tools would be missing.
+            return Err(read::not_regular(&entry.path().display().to_string(), kind));
+        }
+        if kind.is_file() && is_snapshot {
             out.push(entry.into_path());
         }
     }

@@ -338,7 +338,13 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                 }
                 (None, None) => return Err(mcp_drift::Error::Usage("give OLD and NEW, or --base REV PATH".into())),
             };
-            let judged = policy(&r, base.as_deref())?;
+            // The old side's revision judges: with `--base REV`, or with OLD given as `REV:PATH`, the
+            // configuration and baseline are read at REV, so the change under review cannot relax them.
+            let judge_rev = match (&base, &old) {
+                (Some(rev), _) | (None, Source::Git { rev, .. }) => Some(rev.as_str()),
+                _ => None,
+            };
+            let judged = policy(&r, judge_rev)?;
             report(mcp_drift::diff_sources(&old, &new, input.limits())?, &r, judged)
         }
         Command::Lint { target, report: r } => {

@@ -265,9 +265,15 @@ impl Policy {
     pub fn apply(&self, findings: Vec<Finding>) -> (Vec<Finding>, Vec<(Finding, String)>) {
         let mut kept = Vec::new();
         let mut suppressed = Vec::new();
+        // Nothing leaves the report unseen: a rule switched off and an ignored finding are suppressed
+        // with a reason like an accepted one, so every format counts and names them.
         'findings: for mut f in findings {
             match self.config.severity.get(f.rule.as_str()) {
-                Some(Level::Off) => continue,
+                Some(Level::Off) => {
+                    let reason = format!("rule `{}` is off in the configuration", f.rule.as_str());
+                    suppressed.push((f, reason));
+                    continue;
+                }
                 Some(Level::Error) => f.severity = Severity::Error,
                 Some(Level::Warning) => f.severity = Severity::Warning,
                 Some(Level::Info) => f.severity = Severity::Info,
@@ -275,9 +281,12 @@ impl Policy {
             }
             for i in &self.config.ignore {
                 if i.tool.as_deref().is_none_or(|t| tool_matches(t, &f.tool))
-                    && i.pointer.as_deref().is_none_or(|p| f.pointer.starts_with(p))
+                    && i.pointer.as_deref().is_none_or(|p| pointer_within(&f.pointer, p))
                     && i.rule.as_deref().is_none_or(|r| r == f.rule.as_str())
                 {
+                    let reason =
+                        format!("ignored by the configuration ({})", i.reason.as_deref().unwrap_or("no reason given"));
+                    suppressed.push((f, reason));
                     continue 'findings;
                 }
             }
@@ -296,6 +305,13 @@ impl Policy {
         }
         (kept, suppressed)
     }
+}
+
+/// Whether `pointer` is `prefix` or lies below it: `/properties/reg` does not cover
+/// `/properties/region`.
+fn pointer_within(pointer: &str, prefix: &str) -> bool {
+    let prefix = prefix.strip_suffix('/').unwrap_or(prefix);
+    pointer.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 fn tool_matches(pattern: &str, tool: &str) -> bool {

@@ -166,3 +166,19 @@ fn git_blobs_are_measured_before_they_are_read() {
     let (code, _, err) = drift(d.path(), &["lint", "main:snaps"], None);
     assert_eq!(code, 0, "{err}");
 }
+
+/// A FIFO or device named like a snapshot inside a snapshot directory is refused, not skipped unseen.
+#[test]
+fn special_files_inside_snapshot_directories_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let snaps = d.path().join("snaps");
+    std::fs::create_dir(&snaps).unwrap();
+    std::fs::write(snaps.join("tools.json"), V1).unwrap();
+    std::fs::write(d.path().join("old.json"), V1).unwrap();
+    let status = std::process::Command::new("mkfifo").arg(snaps.join("pipe.json")).status().unwrap();
+    assert!(status.success(), "mkfifo");
+    assert_refused(d.path(), &["diff", "old.json", "snaps"], FIFO);
+    std::fs::remove_file(snaps.join("pipe.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", snaps.join("zero.json")).unwrap();
+    assert_refused(d.path(), &["diff", "old.json", "snaps"], DEVICE);
+}

@@ -288,5 +288,5 @@ fn lint_baseline_accepts_todays_findings() {
         .get_output()
         .stdout
         .clone();
-    assert!(String::from_utf8(out).unwrap().contains("3 accepted findings suppressed"));
+    assert!(String::from_utf8(out).unwrap().contains("3 findings suppressed by configuration or baseline"));
 }

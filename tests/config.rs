@@ -38,7 +38,40 @@ fn severity_override_and_off() {
     let dir = with_config("[severity]\ninput-required-added = \"off\"\n");
     let (code, out, _) = run(dir.path(), &["diff", OLD, NEW]);
     assert_eq!(code, 0);
-    assert!(!out.contains("input-required-added"), "{out}");
+    assert!(!out.contains("error[input-required-added]"), "{out}");
+    // Off is not unseen: counted and named with its reason.
+    assert!(out.contains("suppressed: input-required-added") && out.contains("is off in the configuration"), "{out}");
+}
+
+/// Findings left out by `[[ignore]]` or `off` are counted and named in every format, like accepted ones.
+#[test]
+fn ignored_and_off_findings_are_named_in_every_format() {
+    for toml in [
+        "[[ignore]]\ntool = \"deploy_*\"\nreason = \"internal tools\"\n",
+        "[severity]\ninput-required-added = \"off\"\n",
+    ] {
+        let dir = with_config(toml);
+        let (_, json, _) = run(dir.path(), &["diff", OLD, NEW, "--format", "json"]);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let suppressed = v["suppressed"].as_array().unwrap_or_else(|| panic!("{json}"));
+        assert!(suppressed.iter().any(|s| s["rule"] == "input-required-added"), "{json}");
+        for format in ["human", "github", "markdown", "junit", "sarif"] {
+            let (code, out, err) = run(dir.path(), &["diff", OLD, NEW, "--format", format]);
+            assert_eq!(code, 0, "{format}: {err}");
+            assert!(out.contains("input-required-added"), "{toml} {format}: {out}");
+        }
+    }
+}
+
+/// An ignore's pointer is a prefix of whole pointer tokens: `/properties/reg` does not cover `region`.
+#[test]
+fn ignore_pointers_match_whole_tokens() {
+    let dir = with_config(
+        "[[ignore]]\ntool = \"deploy_preview\"\npointer = \"/inputSchema/properties/reg\"\nreason = \"x\"\n",
+    );
+    let (code, out, _) = run(dir.path(), &["diff", OLD, NEW]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("error[input-required-added]"), "{out}");
 }
 
 #[test]
@@ -46,12 +79,17 @@ fn ignores_by_tool_pointer_and_rule() {
     for ignore in ["tool = \"deploy_*\"", "tool = \"deploy_preview\"\npointer = \"/inputSchema/properties\""] {
         let dir = with_config(&format!("[[ignore]]\n{ignore}\nreason = \"internal\"\n"));
         let (code, out, _) = run(dir.path(), &["diff", OLD, NEW]);
-        assert_eq!((code, out.as_str()), (0, ""), "{ignore}");
+        assert_eq!(code, 0, "{ignore}: {out}");
+        assert!(
+            !out.contains("error[") && out.contains("suppressed: ") && out.contains("(internal)"),
+            "{ignore}: {out}"
+        );
     }
     let dir = with_config("[[ignore]]\nrule = \"input-required-added\"\n");
     let (code, out, _) = run(dir.path(), &["diff", OLD, NEW]);
     assert_eq!(code, 0);
-    assert!(!out.contains("input-required-added") && out.contains("input-authority-expanded"), "{out}");
+    assert!(!out.contains("error[input-required-added]") && out.contains("warning[input-authority-expanded]"), "{out}");
+    assert!(out.contains("suppressed: input-required-added"), "{out}");
     let dir = with_config("[[ignore]]\ntool = \"other\"\n");
     assert_eq!(run(dir.path(), &["diff", OLD, NEW]).0, 1);
 }
@@ -67,7 +105,7 @@ fn accepted_changes_are_suppressed_and_counted_until_they_expire() {
     assert_eq!(v["summary"]["suppressed"], 1);
     assert_eq!(v["suppressed"][0]["reason"], "region rollout, all clients updated");
     let (_, human, _) = run(dir.path(), &["diff", OLD, NEW]);
-    assert!(human.contains("1 accepted finding suppressed"), "{human}");
+    assert!(human.contains("1 finding suppressed by configuration or baseline"), "{human}");
 
     let dir = with_config(
         "[[accept]]\nrule = \"input-required-added\"\ntool = \"deploy_preview\"\nreason = \"temporary\"\nexpires = \"2001-01-01\"\n",

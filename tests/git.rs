@@ -193,8 +193,13 @@ fn base_reads_the_configuration_at_the_revision() {
         drift(r.path(), &["diff", "--base", "main", "tools.json", "--config", "mcp-drift.toml", "--format", "json"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(notes(&out).is_empty(), "{out}");
-    // Without --base the working tree's is used, as before.
-    let (code, _, _) = drift(r.path(), &["diff", "main:tools.json", "tools.json"]);
+    // OLD given as `REV:PATH` judges the same way: the revision's configuration, with the note.
+    let (code, out, err) = drift(r.path(), &["diff", "main:tools.json", "tools.json", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(notes(&out).len(), 1, "{out}");
+    // Two snapshot files on disk: the working tree's configuration, as before.
+    std::fs::write(r.path().join("old.json"), V1).unwrap();
+    let (code, _, _) = drift(r.path(), &["diff", "old.json", "tools.json"]);
     assert_eq!(code, 0);
 
     // Changed by the pull request: the revision's is used.
@@ -250,4 +255,23 @@ fn base_reads_the_configured_baseline_at_the_revision() {
     let (code, out, err) =
         drift(r.path(), &["diff", "--base", "main", "tools.json", "--baseline", "accepted.json", "--format", "json"]);
     assert_eq!(code, 0, "{out}{err}");
+}
+
+/// A tag pushed with the name of the base branch must not silently become the base.
+#[test]
+fn an_ambiguous_base_revision_is_a_usage_error() {
+    let r = repo();
+    std::fs::write(r.path().join("tools.json"), V1).unwrap();
+    commit_all(r.path(), "v1");
+    sh(r.path(), &["branch", "base"]);
+    std::fs::write(r.path().join("tools.json"), V2).unwrap();
+    commit_all(r.path(), "pr");
+    sh(r.path(), &["tag", "base", "HEAD"]);
+    for args in [&["diff", "--base", "base", "tools.json"][..], &["diff", "base:tools.json", "tools.json"]] {
+        let (code, out, err) = drift(r.path(), args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains("ambiguous") && err.contains("refs/heads/"), "{err}");
+    }
+    let (code, out, err) = drift(r.path(), &["diff", "--base", "refs/heads/base", "tools.json"]);
+    assert_eq!(code, 1, "{out}{err}");
 }

@@ -392,6 +392,29 @@ fn markdown_stays_under_githubs_limit() {
     assert_neutral("markdown (large)", &md, false);
 }
 
+/// Past the budget, what is left out is never an error while warnings are shown: 4,000 tools with a
+/// reworded-meaning description (warnings) sort before the one tool with a new required property.
+#[test]
+fn markdown_budget_shows_errors_first() {
+    let tool = |name: String, desc: &str, required: bool| {
+        let mut schema = json!({"type": "object", "properties": {"r": {"type": "string"}}});
+        if required {
+            schema["required"] = json!(["r"]);
+        }
+        json!({"name": name, "description": desc, "inputSchema": schema})
+    };
+    let mut old: Vec<_> = (0..4000).map(|i| tool(format!("a{i:04}"), "Returns at most 100 items.", false)).collect();
+    let mut new: Vec<_> = (0..4000).map(|i| tool(format!("a{i:04}"), "Returns at most 10 items.", false)).collect();
+    old.push(tool("zzz".into(), "Deploys.", false));
+    new.push(tool("zzz".into(), "Deploys.", true));
+    let a = mcp_drift::diff_texts(&json!({ "tools": old }).to_string(), &json!({ "tools": new }).to_string()).unwrap();
+    assert!(a.findings.len() > 4000, "{}", a.findings.len());
+    let md = report::markdown::render(&a);
+    assert!(md.chars().count() < 65_536);
+    assert!(md.contains("left out"), "the budget applies");
+    assert!(md.contains("- **error** `input-required-added`"), "the error is shown");
+}
+
 #[test]
 fn junit_is_well_formed_xml() {
     let fx = fixture();

@@ -40,7 +40,16 @@ fn check_revision(rev: &str) -> Result<(), Error> {
     if rev.is_empty() || rev.starts_with('-') {
         return Err(Error::Usage(format!("`{rev}` is not a revision (revisions may not start with `-`)")));
     }
-    if is_revision(rev) {
+    let verified = git(&["rev-parse", "--verify", "--end-of-options", &format!("{rev}^{{commit}}")])?;
+    if verified.status.success() {
+        // A tag pushed with the name of the base branch (`origin/main`) would silently become the base:
+        // git resolves it with only a warning.
+        if String::from_utf8_lossy(&verified.stderr).contains("ambiguous") {
+            return Err(Error::Usage(format!(
+                "revision `{rev}` is ambiguous: several refs (a branch and a tag, or a local and a remote branch) \
+                 have that name; name the one you mean in full (`refs/heads/...`, `refs/remotes/...` or `refs/tags/...`)"
+            )));
+        }
         return Ok(());
     }
     let inside = git(&["rev-parse", "--is-inside-work-tree"])?;

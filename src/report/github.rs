@@ -73,7 +73,7 @@ fn suppressed(out: &mut String, analysis: &Analysis) {
             "::notice title={}::{}",
             property(&format!("{} findings suppressed", all.len())),
             data(&format!(
-                "{} findings were accepted by the configuration or the baseline:\n{shown}\n... and {} more (the JSON or SARIF output lists all of them)",
+                "{} findings were suppressed by the configuration or the baseline:\n{shown}\n... and {} more (the JSON or SARIF output lists all of them)",
                 all.len(),
                 all.len() - MAX_SUPPRESSED_NOTICES
             ))

@@ -182,7 +182,7 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
     out.push_str(&Summary::of(&analysis.findings).line());
     if !analysis.suppressed.is_empty() {
         let n = analysis.suppressed.len();
-        let _ = write!(out, " ({n} accepted finding{} suppressed)", if n == 1 { "" } else { "s" });
+        let _ = write!(out, " ({n} finding{} suppressed by configuration or baseline)", if n == 1 { "" } else { "s" });
     }
     out.push('\n');
     for (f, reason) in &analysis.suppressed {

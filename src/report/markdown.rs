@@ -154,7 +154,7 @@ pub fn render(analysis: &Analysis) -> String {
     let accepted = if n == 0 {
         String::new()
     } else {
-        format!(" ({n} accepted finding{} suppressed)", if n == 1 { "" } else { "s" })
+        format!(" ({n} finding{} suppressed by configuration or baseline)", if n == 1 { "" } else { "s" })
     };
     let _ = writeln!(out, "{}{accepted}\n", s.line());
     if analysis.findings.is_empty() {
@@ -179,8 +179,14 @@ fn findings(out: String, analysis: &Analysis) -> String {
     for f in &analysis.findings {
         by_tool.entry((f.snapshot.as_deref(), &f.tool)).or_default().push(f);
     }
+    // The most severe first, so that past the budget what is left out is never an error while a
+    // warning is shown: tools by their highest severity, then by file and name; findings by severity.
+    let mut by_tool: Vec<_> = by_tool.into_iter().collect();
+    let highest = |fs: &[&Finding]| fs.iter().map(|f| f.severity).max();
+    by_tool.sort_by(|a, b| highest(&b.1).cmp(&highest(&a.1)).then_with(|| a.0.cmp(&b.0)));
     let mut b = Budget { out, left_out: 0 };
-    for ((file, tool), findings) in by_tool {
+    for ((file, tool), mut findings) in by_tool {
+        findings.sort_by(|a, b| b.severity.cmp(&a.severity));
         let (loud, quiet): (Vec<&Finding>, Vec<&Finding>) =
             findings.into_iter().partition(|f| f.severity > Severity::Info);
         let mut heading = Some(match file {

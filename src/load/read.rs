@@ -57,6 +57,7 @@ fn kind(file_type: std::fs::FileType) -> &'static str {
     "not a regular file"
 }
 
+#[must_use]
 pub fn not_regular(name: &str, file_type: std::fs::FileType) -> Error {
     Error::Usage(format!("{name}: is {}; mcp-drift reads only regular files and directories", kind(file_type)))
 }

@@ -186,7 +186,7 @@ fn findings(out: String, analysis: &Analysis) -> String {
     by_tool.sort_by(|a, b| highest(&b.1).cmp(&highest(&a.1)).then_with(|| a.0.cmp(&b.0)));
     let mut b = Budget { out, left_out: 0 };
     for ((file, tool), mut findings) in by_tool {
-        findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+        findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
         let (loud, quiet): (Vec<&Finding>, Vec<&Finding>) =
             findings.into_iter().partition(|f| f.severity > Severity::Info);
         let mut heading = Some(match file {

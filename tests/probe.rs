@@ -322,3 +322,25 @@ fn a_long_reference_chain_is_not_probed() {
     assert!(start.elapsed() < Duration::from_secs(3), "{:?}", start.elapsed());
     assert!(analysis.findings.iter().any(|f| f.rule.as_str() == "input-cannot-decide"));
 }
+
+/// A pattern (or a `not` of one) that singles out a value no old example spells: the words of the new
+/// pattern are tried as values, and the walk's unwitnessed tightening becomes a proven error under its
+/// own rule, with nothing left undecided beside it.
+#[test]
+fn words_of_a_new_pattern_witness_the_tightening() {
+    let old = json!({"type": "object", "properties": {"branch": {"type": "string"}}, "required": ["branch"]});
+    for (constraint, rule) in [
+        (json!({"pattern": "^(?!main$)"}), "input-constraint-tightened"),
+        (json!({"not": {"pattern": "^(main|master|release/.*)$"}}), "input-composition-narrowed"),
+    ] {
+        let mut new = old.clone();
+        for (k, v) in constraint.as_object().unwrap() {
+            new["properties"]["branch"][k] = v.clone();
+        }
+        let (code, report) = run(&input_tool(&old), &input_tool(&new));
+        assert_eq!(code, 1, "{constraint}: {report:#}");
+        let f = assert_rejected(&report, rule, &old, &new);
+        assert_eq!(f["witness"]["instance"], json!({"branch": "main"}), "{f:#}");
+        assert!(findings(&report, "input-cannot-decide").is_empty(), "{report:#}");
+    }
+}

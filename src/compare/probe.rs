@@ -87,7 +87,7 @@ fn side<'v>(
         return;
     }
     let input = side == Side::Input;
-    let candidates = candidates(sub, input);
+    let candidates = candidates(sub, sup, input);
     if candidates.is_empty() {
         return;
     }
@@ -121,6 +121,23 @@ fn side<'v>(
     let at = format!("{base}{}", resolvable(sup, &schema_path));
     let candidate = &candidates[i];
     let from = format!("{base}{}", resolvable(sub, &candidate.from));
+    let witness = Witness { instance: candidate.instance.clone(), rejected_because: because, dropped: false };
+    // A break the walk found at the rejecting keyword but could not witness is proven by this
+    // candidate: it keeps its own, more specific rule and gets the witness.
+    let unproven = changes.iter_mut().find(|c| match &c.kind {
+        ChangeKind::Schema { side: s, change } if *s == side => {
+            let ptr = if input { c.new_ptr.as_deref() } else { c.old_ptr.as_deref() };
+            c.witness.is_none()
+                && !matches!(change, SchemaChange::CannotDecide { .. })
+                && super::breaks(side, change)
+                && ptr.is_some_and(|p| related(p, &at))
+        }
+        _ => false,
+    });
+    if let Some(change) = unproven {
+        change.witness = Some(witness);
+        return;
+    }
     // The `*-cannot-decide` changes this rejection explains are folded into it.
     let mut undecided = Vec::new();
     changes.retain(|c| match &c.kind {
@@ -140,7 +157,7 @@ fn side<'v>(
         kind: ChangeKind::Rejected { side, keyword, origin: candidate.origin.clone(), undecided },
         old_ptr: Some(old_ptr),
         new_ptr: Some(new_ptr),
-        witness: Some(Witness { instance: candidate.instance.clone(), rejected_because: because, dropped: false }),
+        witness: Some(witness),
         plan: None,
     });
 }
@@ -266,8 +283,8 @@ fn related(undecided: &str, at: &str) -> bool {
 }
 
 /// The candidates drawn from `root`, the accepting side, in the order they are tried.
-fn candidates(root: &Value, input: bool) -> Vec<Candidate> {
-    let mut out = Candidates { list: Vec::new(), root, input };
+fn candidates(root: &Value, other: &Value, input: bool) -> Vec<Candidate> {
+    let mut out = Candidates { list: Vec::new(), root, input, words: pattern_words(other) };
     let (side, noun) = if input { ("old", "call") } else { ("new", "result") };
     let top = witness::deref(root, root);
     let schema = if input { "inputSchema" } else { "outputSchema" };
@@ -318,6 +335,8 @@ struct Candidates<'r> {
     list: Vec<Candidate>,
     root: &'r Value,
     input: bool,
+    /// Literal words of the other side's `pattern`s (see [`pattern_words`]), tried as string values.
+    words: Vec<String>,
 }
 
 impl Candidates<'_> {
@@ -405,10 +424,89 @@ fn properties(out: &mut Candidates<'_>, top: &Value) {
             let input = out.input;
             let prefix = if input { "the old call with " } else { "the new result with " };
             literals(out, target, (&child_ptr, &what, prefix), |v| witness::embed(root, &child_path, input, v));
+            if accepts_strings(target) {
+                for word in out.words.clone() {
+                    if let Some(v) = witness::embed(root, &child_path, input, Value::String(word.clone())) {
+                        let origin = format!(
+                            "{prefix}{what} set to {}, a word of a `pattern` it now meets",
+                            Value::String(word)
+                        );
+                        out.push(v, origin, child_ptr.clone());
+                    }
+                }
+            }
             if child_path.len() < MAX_PROPERTY_DEPTH {
                 queue.push_back((child_path, child_ptr, child_name, child));
             }
         }
+    }
+}
+
+/// Words longer than this are not tried.
+const MAX_WORD: usize = 64;
+
+/// The literal words in the `pattern`s of `schema` (a bounded walk; instance data skipped), at most
+/// [`PER_LIST`] of them: `^(?!main$)` and `^(main|master|release/.*)$` give `main`, `master` and
+/// `release/`. A pattern added to the other side often singles out exactly such a value, and no
+/// example drawn from the accepting side spells it; the validators decide whether it is a witness.
+fn pattern_words(schema: &Value) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut stack = vec![schema];
+    let mut visits = 0usize;
+    while let Some(v) = stack.pop() {
+        visits += 1;
+        if visits > 10_000 || words.len() >= PER_LIST {
+            break;
+        }
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::String(p)) = map.get("pattern") {
+                    for w in regex_words(p) {
+                        if words.len() < PER_LIST && !words.contains(&w) {
+                            words.push(w);
+                        }
+                    }
+                }
+                stack.extend(map.iter().filter(|(k, _)| !crate::schema::is_instance_data(k)).map(|(_, v)| v));
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    words
+}
+
+/// Maximal runs of literal characters in a regular expression (an escaped character ends a run).
+fn regex_words(pattern: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c.is_alphanumeric() || matches!(c, '_' | '-' | '/' | '@' | ':') {
+            word.push(c);
+            continue;
+        }
+        if !word.is_empty() && word.len() <= MAX_WORD {
+            out.push(std::mem::take(&mut word));
+        }
+        word.clear();
+        if c == '\\' {
+            chars.next();
+        }
+    }
+    if !word.is_empty() && word.len() <= MAX_WORD {
+        out.push(word);
+    }
+    out
+}
+
+/// Whether `schema` may accept a string (no `type`, or one that lists `string`).
+fn accepts_strings(schema: &Value) -> bool {
+    match schema.get("type") {
+        None => schema.is_object(),
+        Some(Value::String(t)) => t == "string",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+        Some(_) => false,
     }
 }
 
@@ -525,7 +623,7 @@ mod tests {
         let values: Vec<Value> = (0..200).map(|i| json!(format!("v{i}"))).collect();
         let props: Map<String, Value> = (0..40).map(|i| (format!("p{i}"), json!({"enum": values}))).collect();
         let root = json!({"type": "object", "required": ["p0"], "properties": props});
-        let list = candidates(&root, true);
+        let list = candidates(&root, &root, true);
         assert_eq!(list.len(), MAX_CANDIDATES);
         assert_eq!(list[0].origin, "the minimal old call");
         assert_eq!(list[0].instance, json!({"p0": "v0"}));
@@ -570,14 +668,14 @@ mod tests {
         let mut s = level("#/$defs/l6".into());
         s["$defs"] = Value::Object(defs);
         s["examples"] = json!([{"p0": 1}]);
-        let list = candidates(&s, true);
+        let list = candidates(&s, &s, true);
         assert_eq!(list.len(), 1, "only the literal example");
         assert_eq!(list[0].instance, json!({"p0": 1}));
         // The same below a required member, beside a small optional one: embedding the optional
         // member's values would build the huge minimal instance first.
         let s = json!({"type": "object", "required": ["big"], "properties": {"big": {"$ref": "#/$defs/l5"}, "mode": {"enum": ["a", "b"]}}, "$defs": s["$defs"]});
         let start = std::time::Instant::now();
-        assert!(candidates(&s, true).is_empty());
+        assert!(candidates(&s, &s, true).is_empty());
         assert!(start.elapsed() < std::time::Duration::from_millis(500), "{:?}", start.elapsed());
     }
 

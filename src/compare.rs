@@ -560,8 +560,9 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
 
     let empty = Value::Object(Map::new());
     let (oi, ni) = (o.get("inputSchema").unwrap_or(&empty), n.get("inputSchema").unwrap_or(&empty));
-    // One budget per direction, for its walk and its witnesses.
-    let budgets = (Budget::default(), Budget::default());
+    // One budget per direction, for its walk and its witnesses (sized by the schemas it compares).
+    let (oo, no) = (o.get("outputSchema").unwrap_or(&empty), n.get("outputSchema").unwrap_or(&empty));
+    let budgets = (Budget::for_schemas(oi, ni), Budget::for_schemas(oo, no));
     // Identical documents resolve every reference identically: nothing to walk.
     if oi != ni {
         Walker::new(&tool, Side::Input, oi, ni, "/inputSchema", &mut out, &budgets.0).walk(

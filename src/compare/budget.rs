@@ -10,8 +10,12 @@ use std::cell::Cell;
 
 use super::{Change, ChangeKind, SchemaChange, Side};
 
-/// Steps per tool and direction: walk calls, `$ref` hops, example nodes, witness validations.
+/// Steps per tool and direction (walk calls, `$ref` hops, example nodes, witness validations), plus
+/// [`STEPS_PER_NODE`] for each JSON value of the two schemas: work linear in the input is never cut
+/// short, and a tiny schema that describes exponential work gets this much.
 pub const STEPS: u64 = 200_000;
+/// Steps added per JSON value of the two schemas compared.
+pub const STEPS_PER_NODE: u64 = 4;
 /// Bytes of example and witness instances built per tool and direction.
 pub const BYTES: u64 = 64 << 20;
 /// Bytes of one example or witness instance: a larger one is not built (and so not shown).
@@ -22,6 +26,9 @@ pub const INSTANCE_BYTES: u64 = 1 << 20;
 pub enum Exhausted {
     Steps(u64),
     Bytes(u64),
+    /// A schema unfolds at its `$ref`s to more subschemas than this: validating even one witness
+    /// against it could take exponential time. `0`: a `$ref` cycle takes no step into the instance.
+    Unfolded(u64),
 }
 
 /// A budget of steps and bytes.
@@ -49,6 +56,13 @@ impl Default for Budget {
 }
 
 impl Budget {
+    /// The budget for comparing `old` with `new`: [`STEPS`] plus [`STEPS_PER_NODE`] per value in them.
+    #[must_use]
+    pub fn for_schemas(old: &serde_json::Value, new: &serde_json::Value) -> Budget {
+        let nodes = count_values(old).saturating_add(count_values(new));
+        Budget::new(STEPS.saturating_add(nodes.saturating_mul(STEPS_PER_NODE)), BYTES)
+    }
+
     #[must_use]
     pub fn new(steps: u64, bytes: u64) -> Budget {
         Budget {
@@ -100,6 +114,13 @@ impl Budget {
     fn run_out(&self, what: Exhausted) {
         self.exhausted.set(Some(what));
         self.exhausted_witnessing.set(self.witnessing.get());
+    }
+
+    /// Stops the witness search: a schema unfolds to more than `limit` subschemas (`0`: a cycle).
+    pub fn unfolded_too_large(&self, limit: u64) {
+        if self.exhausted.get().is_none() {
+            self.run_out(Exhausted::Unfolded(limit));
+        }
     }
 
     /// The walk is over; what is spent from now on is spent on witnesses.
@@ -181,8 +202,32 @@ impl Exhausted {
             Exhausted::Bytes(n) => {
                 format!("comparison stopped after building {} MiB of example instances (budget)", n >> 20)
             }
+            Exhausted::Unfolded(0) => {
+                "witness search stopped: the schema's `$ref`s form a cycle that takes no step into the instance (budget)"
+                    .to_owned()
+            }
+            Exhausted::Unfolded(n) => format!(
+                "witness search stopped: the schema unfolds at its `$ref`s to more than {} subschemas (budget)",
+                thousands(n)
+            ),
         }
     }
+}
+
+/// How many JSON values `v` holds, itself included.
+fn count_values(v: &serde_json::Value) -> u64 {
+    use serde_json::Value;
+    let mut n = 0u64;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        n += 1;
+        match v {
+            Value::Array(a) => stack.extend(a),
+            Value::Object(o) => stack.extend(o.values()),
+            _ => {}
+        }
+    }
+    n
 }
 
 /// `200000` as `200,000`.

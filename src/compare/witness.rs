@@ -482,6 +482,9 @@ pub struct Judge<'s> {
     /// shrunk copies (see [`shrink_enums`]) instead of once from the whole documents.
     long_enums: bool,
     whole: std::cell::OnceCell<Validators>,
+    /// Why validation is not attempted: a document unfolds past [`UNFOLDED`] subschemas (`true`), or
+    /// has a `$ref` cycle that takes no step into the instance (`false`).
+    unfolded: std::cell::OnceCell<Option<bool>>,
 }
 
 type Validators = (Option<jsonschema::Validator>, Option<jsonschema::Validator>);
@@ -499,7 +502,7 @@ impl<'s> Judge<'s> {
     #[must_use]
     pub fn new(sub: &'s Value, sup: &'s Value) -> Judge<'s> {
         let long_enums = has_long_enum(sub) || has_long_enum(sup);
-        Judge { sub, sup, long_enums, whole: std::cell::OnceCell::new() }
+        Judge { sub, sup, long_enums, whole: std::cell::OnceCell::new(), unfolded: std::cell::OnceCell::new() }
     }
 
     /// Tries the candidates of a plan; the first confirmed one wins. Building and validating each
@@ -523,10 +526,20 @@ impl<'s> Judge<'s> {
                 let mut cx = Cx::new(budget);
                 let local = cx.copy(candidate)?;
                 let v = embed_at(sub_root, sub_root, path, (key_side, old_side), local, 0, &mut cx);
+                // Validation is bounded by the instance's bytes (spent here) and by `unfolded` below.
                 cx.finish(v)
             })
             .collect();
         if instances.is_empty() {
+            return None;
+        }
+        // The validator has no budget of its own: its work is bounded first (a `$ref` diamond makes
+        // it exponential in the size of the schema).
+        let unfolded = *self.unfolded.get_or_init(|| {
+            unfolded_size(self.sub, UNFOLDED, budget).and_then(|_| unfolded_size(self.sup, UNFOLDED, budget)).err()
+        });
+        if let Some(too_large) = unfolded {
+            budget.unfolded_too_large(if too_large { UNFOLDED } else { 0 });
             return None;
         }
         let shrunk;
@@ -540,11 +553,6 @@ impl<'s> Judge<'s> {
         };
         let mut dropped = None;
         for instance in instances {
-            // The validator has no budget of its own: its work is bounded first (a `$ref` diamond
-            // makes it exponential in the schema's size).
-            if !affordable(self.sub, &instance, budget) || !affordable(self.sup, &instance, budget) {
-                break;
-            }
             if !sub.is_valid(&instance) {
                 continue;
             }
@@ -605,65 +613,97 @@ impl<'s> Judge<'s> {
     }
 }
 
-/// Whether validating `instance` against the schema document `doc` fits in the budget, spending it:
-/// an upper bound of the validator's work, one step per (subschema, instance location) visit through
-/// every applicator and `$ref` (as if no `anyOf` ever stopped early). `false` when the budget runs out.
-fn affordable(doc: &Value, instance: &Value, budget: &Budget) -> bool {
-    // (subschema, instance location, `$ref` hops since the last instance step).
-    let mut stack: Vec<(&Value, &Value, usize)> = vec![(doc, instance, 0)];
-    while let Some((s, i, hops)) = stack.pop() {
-        if !budget.step() {
-            return false;
-        }
-        let Value::Object(m) = s else { continue };
-        let get = |k: &str| m.get(k);
-        for k in ["$ref", "$dynamicRef", "$recursiveRef"] {
-            if let Some(r) = get(k).and_then(Value::as_str)
-                && hops < 64
-                && let Ok((_, target)) = schema::resolve(doc, r)
-            {
-                stack.push((target, i, hops + 1));
+/// How many subschemas validating one instance location can apply, at most, through `$ref`s: the
+/// size of `doc` unfolded at its references, each reference cycle counted once (the instance bounds
+/// how often it is taken). `Err(true)` past `limit` (or the budget), `Err(false)` on a cycle that
+/// takes no step into the instance (a validator may never leave it). Linear in the size of `doc`:
+/// the count of each subschema is memoized; a `$ref` diamond is exponential in its depth only in
+/// the result.
+fn unfolded_size(doc: &Value, limit: u64, budget: &Budget) -> Result<u64, bool> {
+    struct Unfold<'d> {
+        doc: &'d Value,
+        limit: u64,
+        budget: &'d Budget,
+        memo: std::collections::HashMap<*const Value, u64>,
+        /// Subschemas being counted, with the instance steps taken when each was entered.
+        open: std::collections::HashMap<*const Value, usize>,
+        steps: usize,
+        depth: usize,
+    }
+    impl<'d> Unfold<'d> {
+        fn size(&mut self, s: &'d Value) -> Result<u64, bool> {
+            let key: *const Value = s;
+            if let Some(&n) = self.memo.get(&key) {
+                return Ok(n);
             }
-        }
-        for k in ["allOf", "anyOf", "oneOf"] {
-            if let Some(Value::Array(list)) = get(k) {
-                stack.extend(list.iter().map(|x| (x, i, hops)));
+            if let Some(&at) = self.open.get(&key) {
+                return if self.steps > at { Ok(1) } else { Err(false) };
             }
-        }
-        for k in ["not", "if", "then", "else"] {
-            stack.extend(get(k).map(|x| (x, i, hops)));
-        }
-        if let Some(Value::Object(deps)) = get("dependentSchemas") {
-            stack.extend(deps.values().map(|x| (x, i, hops)));
-        }
-        match i {
-            Value::Object(members) => {
-                let props = get("properties").and_then(Value::as_object);
-                let patterns = get("patternProperties").and_then(Value::as_object);
-                let rest = ["additionalProperties", "unevaluatedProperties"].map(get);
-                for (k, v) in members {
-                    stack.extend(props.and_then(|p| p.get(k)).map(|x| (x, v, 0)));
-                    stack.extend(patterns.into_iter().flat_map(|p| p.values()).map(|x| (x, v, 0)));
-                    stack.extend(rest.iter().flatten().map(|x| (*x, v, 0)));
+            if self.depth > 512 || !self.budget.step() {
+                return Err(true);
+            }
+            let Value::Object(m) = s else { return Ok(1) };
+            self.open.insert(key, self.steps);
+            self.depth += 1;
+            let mut total = 1u64;
+            for (k, v) in m {
+                const STEP: &[&str] = &[
+                    "properties",
+                    "patternProperties",
+                    "additionalProperties",
+                    "unevaluatedProperties",
+                    "propertyNames",
+                    "items",
+                    "prefixItems",
+                    "additionalItems",
+                    "contains",
+                    "unevaluatedItems",
+                ];
+                if schema::is_instance_data(k) || matches!(k.as_str(), "$defs" | "definitions") {
+                    continue;
                 }
-                // `propertyNames` sees each name once.
-                if get("propertyNames").is_some() && !budget.steps_n(members.len() as u64) {
-                    return false;
+                let step = usize::from(STEP.contains(&k.as_str()));
+                self.steps += step;
+                let n = match (k.as_str(), v) {
+                    ("$ref" | "$dynamicRef" | "$recursiveRef", Value::String(r)) => {
+                        schema::resolve(self.doc, r).ok().map_or(Ok(0), |(_, t)| self.size(t))
+                    }
+                    ("properties" | "patternProperties" | "dependentSchemas", Value::Object(map)) => {
+                        map.values().try_fold(0u64, |acc, x| Ok(acc.saturating_add(self.size(x)?)))
+                    }
+                    (_, Value::Array(list)) => {
+                        list.iter().try_fold(0u64, |acc, x| Ok(acc.saturating_add(self.size(x)?)))
+                    }
+                    (_, Value::Object(_)) => self.size(v),
+                    _ => Ok(0),
+                };
+                self.steps -= step;
+                total = total.saturating_add(n?);
+                if total > self.limit {
+                    return Err(true);
                 }
             }
-            Value::Array(items) => {
-                let prefix = get("prefixItems").and_then(Value::as_array);
-                let rest = ["items", "contains", "unevaluatedItems"].map(get);
-                for (n, v) in items.iter().enumerate() {
-                    stack.extend(prefix.and_then(|p| p.get(n)).map(|x| (x, v, 0)));
-                    stack.extend(rest.iter().flatten().map(|x| (*x, v, 0)));
-                }
-            }
-            _ => {}
+            self.depth -= 1;
+            self.open.remove(&key);
+            self.memo.insert(key, total);
+            Ok(total)
         }
     }
-    true
+    let mut u = Unfold {
+        doc,
+        limit,
+        budget,
+        memo: std::collections::HashMap::new(),
+        open: std::collections::HashMap::new(),
+        steps: 0,
+        depth: 0,
+    };
+    u.size(doc)
 }
+
+/// Validation of one instance may apply at most this many subschemas per instance location (see
+/// [`unfolded_size`]); past it no witness is validated.
+pub const UNFOLDED: u64 = 1_000_000;
 
 /// The branch of a failed `anyOf`/`oneOf` that came closest to accepting the value: the fewest errors,
 /// then the deepest error (the most specific reason), then the first branch; with that deepest error.

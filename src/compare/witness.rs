@@ -538,8 +538,21 @@ impl<'s> Judge<'s> {
         let unfolded = *self.unfolded.get_or_init(|| {
             unfolded_size(self.sub, UNFOLDED, budget).and_then(|_| unfolded_size(self.sup, UNFOLDED, budget)).err()
         });
-        if let Some(too_large) = unfolded {
-            budget.unfolded_too_large(if too_large { UNFOLDED } else { 0 });
+        let affordable = |instance: &Value| match unfolded {
+            None => true,
+            Some(_) => {
+                let visits = |doc| instance_visits(doc, instance, UNFOLDED, budget);
+                match visits(self.sub).and_then(|_| visits(self.sup)) {
+                    Ok(_) => true,
+                    Err(too_large) => {
+                        budget.unfolded_too_large(if too_large { UNFOLDED } else { 0 });
+                        false
+                    }
+                }
+            }
+        };
+        let instances: Vec<Value> = instances.into_iter().filter(|i| affordable(i)).collect();
+        if instances.is_empty() {
             return None;
         }
         let shrunk;
@@ -701,8 +714,104 @@ fn unfolded_size(doc: &Value, limit: u64, budget: &Budget) -> Result<u64, bool> 
     u.size(doc)
 }
 
-/// Validation of one instance may apply at most this many subschemas per instance location (see
-/// [`unfolded_size`]); past it no witness is validated.
+/// How many (subschema, instance location) visits validating `instance` against `doc` takes at most,
+/// through every applicator and `$ref` (as if no `anyOf` stopped early): the exact count for the
+/// validator's worst case, found in one visit per distinct pair (memoized), so a `$ref` diamond is
+/// exponential only in the result. Errors as [`unfolded_size`]. For schemas that unfold too far to
+/// validate every instance blindly, but whose instance takes few of the paths.
+fn instance_visits(doc: &Value, instance: &Value, limit: u64, budget: &Budget) -> Result<u64, bool> {
+    type Pair = (*const Value, *const Value);
+    struct Visits<'d> {
+        doc: &'d Value,
+        limit: u64,
+        budget: &'d Budget,
+        memo: std::collections::HashMap<Pair, u64>,
+        open: HashSet<Pair>,
+        depth: usize,
+    }
+    impl<'d> Visits<'d> {
+        fn sum(&mut self, pairs: impl Iterator<Item = (&'d Value, &'d Value)>) -> Result<u64, bool> {
+            let mut total = 0u64;
+            for (s, i) in pairs {
+                total = total.saturating_add(self.count(s, i)?);
+                if total > self.limit {
+                    return Err(true);
+                }
+            }
+            Ok(total)
+        }
+
+        fn count(&mut self, s: &'d Value, i: &'d Value) -> Result<u64, bool> {
+            let key: Pair = (s, i);
+            if let Some(&n) = self.memo.get(&key) {
+                return Ok(n);
+            }
+            let Value::Object(m) = s else { return Ok(1) };
+            if !self.open.insert(key) {
+                return Err(false);
+            }
+            if self.depth > 512 || !self.budget.step() {
+                return Err(true);
+            }
+            self.depth += 1;
+            let get = |k: &str| m.get(k);
+            let mut here: Vec<&'d Value> = Vec::new();
+            for k in ["$ref", "$dynamicRef", "$recursiveRef"] {
+                if let Some(r) = get(k).and_then(Value::as_str)
+                    && let Ok((_, target)) = schema::resolve(self.doc, r)
+                {
+                    here.push(target);
+                }
+            }
+            for k in ["allOf", "anyOf", "oneOf"] {
+                here.extend(get(k).and_then(Value::as_array).into_iter().flatten());
+            }
+            here.extend(["not", "if", "then", "else"].into_iter().filter_map(get));
+            here.extend(get("dependentSchemas").and_then(Value::as_object).into_iter().flat_map(|d| d.values()));
+            let mut pairs: Vec<(&'d Value, &'d Value)> = here.into_iter().map(|x| (x, i)).collect();
+            let mut names = 0u64;
+            match i {
+                Value::Object(members) => {
+                    let props = get("properties").and_then(Value::as_object);
+                    let patterns = get("patternProperties").and_then(Value::as_object);
+                    let rest: Vec<&'d Value> =
+                        ["additionalProperties", "unevaluatedProperties"].into_iter().filter_map(get).collect();
+                    for (k, v) in members {
+                        pairs.extend(props.and_then(|p| p.get(k)).map(|x| (x, v)));
+                        pairs.extend(patterns.into_iter().flat_map(|p| p.values()).map(|x| (x, v)));
+                        pairs.extend(rest.iter().map(|x| (*x, v)));
+                    }
+                    if get("propertyNames").is_some() {
+                        names = members.len() as u64;
+                    }
+                }
+                Value::Array(items) => {
+                    let prefix = get("prefixItems").and_then(Value::as_array);
+                    let rest: Vec<&'d Value> = ["items", "additionalItems", "contains", "unevaluatedItems"]
+                        .into_iter()
+                        .filter_map(get)
+                        .collect();
+                    for (n, v) in items.iter().enumerate() {
+                        pairs.extend(prefix.and_then(|p| p.get(n)).map(|x| (x, v)));
+                        pairs.extend(rest.iter().map(|x| (*x, v)));
+                    }
+                }
+                _ => {}
+            }
+            let total = self.sum(pairs.into_iter())?.saturating_add(1 + names);
+            self.depth -= 1;
+            self.open.remove(&key);
+            self.memo.insert(key, total);
+            Ok(total)
+        }
+    }
+    let mut v = Visits { doc, limit, budget, memo: std::collections::HashMap::new(), open: HashSet::new(), depth: 0 };
+    v.count(doc, instance)
+}
+
+/// Validating one instance may take at most this many (subschema, instance location) visits; past it
+/// no witness is validated. Checked for the whole schema first ([`unfolded_size`], once), and per
+/// instance ([`instance_visits`]) only when the schema unfolds past it.
 pub const UNFOLDED: u64 = 1_000_000;
 
 /// The branch of a failed `anyOf`/`oneOf` that came closest to accepting the value: the fewest errors,

@@ -2720,6 +2720,62 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_exhausted_budget_stops_the_walk_and_says_so_once() {
+        let schema = |t: &str| {
+            let props: Map<String, Value> = (0..100).map(|i| (format!("p{i}"), json!({"type": t}))).collect();
+            json!({"type": "object", "properties": props})
+        };
+        let (a, b) = (schema("string"), schema("integer"));
+        let walk = |budget: &Budget| {
+            let mut out = Vec::new();
+            Walker::new("t", Side::Input, &a, &b, "/inputSchema", &mut out, budget).walk(
+                &a,
+                "/inputSchema".into(),
+                &b,
+                "/inputSchema".into(),
+            );
+            budget::report(&mut out, "t", Side::Input, budget);
+            out
+        };
+        let all = walk(&Budget::default());
+        assert_eq!(all.len(), 100, "a budget that suffices changes nothing");
+        let cut = walk(&Budget::new(50, budget::BYTES));
+        let reasons: Vec<&str> = cut
+            .iter()
+            .filter_map(|c| match &c.kind {
+                ChangeKind::Schema { change: SchemaChange::CannotDecide { reason, .. }, .. } => Some(reason.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            reasons,
+            ["comparison stopped after 50 steps (budget); the rest of this tool's input schema is not compared"]
+        );
+        assert!(cut.len() < 60, "the walk stopped: {}", cut.len());
+    }
+
+    #[test]
+    fn a_ref_pair_compared_completely_is_not_compared_again() {
+        // Ten properties reference one definition: its pair is walked once, then remembered.
+        let schema = |t: &str| {
+            let props: Map<String, Value> = (0..10).map(|i| (format!("p{i}"), json!({"$ref": "#/$defs/d"}))).collect();
+            json!({"type": "object", "properties": props, "$defs": {"d": {"properties": {"v": {"type": t}}}}})
+        };
+        let (a, b) = (schema("string"), schema("integer"));
+        let budget = Budget::default();
+        let mut out = Vec::new();
+        Walker::new("t", Side::Input, &a, &b, "/inputSchema", &mut out, &budget).walk(
+            &a,
+            "/inputSchema".into(),
+            &b,
+            "/inputSchema".into(),
+        );
+        assert_eq!(out.len(), 1, "{out:?}");
+        // The root, ten references, `v` once and its witness example (not once per reference: 31).
+        assert!(budget.steps_used() <= 13, "{}", budget.steps_used());
+    }
+
+    #[test]
     fn names_normalize_across_styles() {
         assert!(name_similarity("issueNumber", "issue_number") >= 1.0);
         assert!(name_similarity("q", "query") >= 0.85);

@@ -425,7 +425,7 @@ fn bounded_diff(old: &Value, new: &Value, seconds: u64) -> Vec<(String, String, 
 }
 
 /// A root object whose property `x` is the reference `to`, with the given `$defs`.
-fn defs_tool(defs: serde_json::Map<String, Value>, to: &str, required: bool) -> Value {
+fn defs_tool(defs: &serde_json::Map<String, Value>, to: &str, required: bool) -> Value {
     let mut schema = json!({"type": "object", "properties": {"x": {"$ref": to}}, "$defs": defs});
     if required {
         schema["required"] = json!(["x"]);
@@ -446,7 +446,7 @@ fn a_24_level_all_of_diamond_is_walked_once_per_pair() {
             defs.insert(format!("d{i}"), json!({"allOf": [r, r]}));
         }
         defs.insert("d24".into(), json!({"type": "object", "properties": {"v": {"type": leaf}}}));
-        defs_tool(defs, "#/$defs/d0", false)
+        defs_tool(&defs, "#/$defs/d0", false)
     };
     let found = bounded_diff(&diamond("string"), &diamond("integer"), LIMIT_S);
     let rules: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
@@ -468,7 +468,7 @@ fn b_two_any_of_definitions_that_reference_each_other_terminate() {
             "a": {"anyOf": [{"$ref": "#/$defs/b"}, {"$ref": "#/$defs/b"}, {"type": leaf}]},
             "b": {"anyOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}, {"type": "integer"}]}
         });
-        defs_tool(defs.as_object().unwrap().clone(), "#/$defs/a", true)
+        defs_tool(defs.as_object().unwrap(), "#/$defs/a", true)
     };
     let found = bounded_diff(&mutual("string"), &mutual("boolean"), LIMIT_S);
     assert!(!found.iter().any(|f| f.2.contains("nested deeper")), "coinduction applies to branches: {found:?}");
@@ -491,7 +491,7 @@ fn fan_out(levels: usize, leaf: &str, required: bool) -> Value {
         defs.insert(format!("d{i}"), d);
     }
     defs.insert(format!("d{levels}"), json!({"type": leaf}));
-    defs_tool(defs, "#/$defs/d0", required)
+    defs_tool(&defs, "#/$defs/d0", required)
 }
 
 #[test]

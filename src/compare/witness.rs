@@ -538,16 +538,16 @@ impl<'s> Judge<'s> {
         let unfolded = *self.unfolded.get_or_init(|| {
             unfolded_size(self.sub, UNFOLDED, budget).and_then(|_| unfolded_size(self.sup, UNFOLDED, budget)).err()
         });
-        let affordable = |instance: &Value| match unfolded {
-            None => true,
-            Some(_) => {
-                let visits = |doc| instance_visits(doc, instance, UNFOLDED, budget);
-                match visits(self.sub).and_then(|_| visits(self.sup)) {
-                    Ok(_) => true,
-                    Err(too_large) => {
-                        budget.unfolded_too_large(if too_large { UNFOLDED } else { 0 });
-                        false
-                    }
+        let affordable = |instance: &Value| {
+            if unfolded.is_none() {
+                return true;
+            }
+            let visits = |doc| instance_visits(doc, instance, UNFOLDED, budget);
+            match visits(self.sub).and_then(|_| visits(self.sup)) {
+                Ok(_) => true,
+                Err(too_large) => {
+                    budget.unfolded_too_large(if too_large { UNFOLDED } else { 0 });
+                    false
                 }
             }
         };

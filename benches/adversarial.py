@@ -3,10 +3,15 @@
 
     cargo build --release && python3 benches/adversarial.py
 
+    python3 benches/adversarial.py "a." "b."     # only the cases whose names start so
+
 Each case is written to target/bench/adversarial/<case>/ as an old/new pair (or one bad file compared
-with an empty snapshot) and run 3 times with `mcp-drift diff OLD NEW --format json --fail-on never`;
-the table shows the median wall time, the exit code and the first line of stderr. The tests check the
-answers; this script measures the time.
+with an empty snapshot) and run 3 times under /usr/bin/time -v with
+`mcp-drift diff OLD NEW --format json --fail-on never`; the table shows the median wall time, the exit
+code, the peak RSS and the first line of stderr. A run is killed after TIMEOUT seconds (default 20)
+and capped at MEMORY_CAP_MB of address space (default 4096), so a case that explodes fails fast.
+Cases "a." to "f." are the bounded-work cases of issue #12 (each must end in under 2 s and 512 MB).
+The tests check the answers; this script measures the time. BIN overrides the binary.
 """
 import json
 import os
@@ -17,7 +22,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "mcp-drift")
+BIN = os.environ.get("BIN") or os.path.join(ROOT, "target", "release", "mcp-drift")
 WORK = os.path.join(ROOT, "target", "bench", "adversarial")
 EMPTY = b'{"tools": []}'
 

@@ -13,12 +13,14 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use rayon::prelude::*;
 use serde_json::{Map, Value, json};
 
+pub mod budget;
 mod probe;
 pub mod witness;
 
 use crate::load::span::escape_token;
 use crate::load::{Snapshot, Tool};
 use crate::schema::{self, At, RefProblem, TypeSet, View, json_eq, num_cmp};
+use budget::Budget;
 use witness::{Judge, Plan, Seg, Witness};
 
 /// Which way a schema is read.
@@ -573,10 +575,13 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
     // Each schema document is indexed for `$ref` resolution once, on its first reference.
     let _refs =
         schema::refs::Scope::new([oi, ni].into_iter().chain(o.get("outputSchema")).chain(n.get("outputSchema")));
+    // One budget per direction, for its walk and its witnesses (sized by the schemas it compares).
+    let (oo, no) = (o.get("outputSchema").unwrap_or(&empty), n.get("outputSchema").unwrap_or(&empty));
+    let budgets = (Budget::for_schemas(oi, ni), Budget::for_schemas(oo, no));
     // Identical documents resolve every reference identically: nothing to walk.
     let input_changed = oi != ni;
     if input_changed {
-        Walker::new(&tool, Side::Input, oi, ni, "/inputSchema", &mut out).walk(
+        Walker::new(&tool, Side::Input, oi, ni, "/inputSchema", &mut out, &budgets.0).walk(
             oi,
             "/inputSchema".into(),
             ni,
@@ -606,7 +611,7 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
             plan: None,
         }),
         (Some(a), Some(b)) if output_changed => {
-            Walker::new(&tool, Side::Output, a, b, "/outputSchema", &mut out).walk(
+            Walker::new(&tool, Side::Output, a, b, "/outputSchema", &mut out, &budgets.1).walk(
                 a,
                 "/outputSchema".into(),
                 b,
@@ -616,8 +621,18 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
         // Absent on both sides, or the same document.
         _ => {}
     }
-    let judges = confirm_witnesses(&mut out, (oi, ni), output);
-    probe::probe(&tool, &mut out, input_changed.then_some((oi, ni)), output.filter(|_| output_changed), judges);
+    let judges = confirm_witnesses(&mut out, (oi, ni), output, &budgets);
+    probe::probe(
+        &tool,
+        &mut out,
+        input_changed.then_some((oi, ni)),
+        output.filter(|_| output_changed),
+        judges,
+        &budgets,
+    );
+    for (side, budget) in [(Side::Input, &budgets.0), (Side::Output, &budgets.1)] {
+        budget::report(&mut out, &tool, side, budget);
+    }
     dedupe(out)
 }
 
@@ -627,18 +642,27 @@ fn confirm_witnesses<'v>(
     changes: &mut [Change],
     input: (&'v Value, &'v Value),
     output: Option<(&'v Value, &'v Value)>,
+    budgets: &(Budget, Budget),
 ) -> (Option<Judge<'v>>, Option<Judge<'v>>) {
     let (mut input_judge, mut output_judge): (Option<Judge>, Option<Judge>) = (None, None);
+    budgets.0.start_witnesses();
+    budgets.1.start_witnesses();
     for change in changes.iter_mut() {
         let Some(plan) = change.plan.take() else { continue };
         let ChangeKind::Schema { side, .. } = change.kind else { continue };
-        let (sub, sup, judge) = match (side, output) {
-            (Side::Input, _) => (input.0, input.1, &mut input_judge),
-            (Side::Output, Some((old, new))) => (new, old, &mut output_judge),
+        let (sub, sup, judge, budget) = match (side, output) {
+            (Side::Input, _) => (input.0, input.1, &mut input_judge, &budgets.0),
+            (Side::Output, Some((old, new))) => (new, old, &mut output_judge, &budgets.1),
             (Side::Output, None) => continue,
         };
+        if budget.exhausted().is_some() {
+            continue;
+        }
         let judge = judge.get_or_insert_with(|| Judge::new(sub, sup));
-        change.witness = judge.confirm(sub, &plan, side == Side::Input);
+        change.witness = judge.confirm(sub, &plan, side == Side::Input, budget);
+        if change.witness.is_none() {
+            budget.unconfirmed();
+        }
     }
     (input_judge, output_judge)
 }
@@ -675,6 +699,15 @@ struct Walker<'a, 'o> {
     out: &'o mut Vec<Change>,
     /// Pairs of reference targets under comparison (coinduction).
     in_progress: HashSet<(String, String)>,
+    /// Pairs of reference targets already compared completely: reached again through another path
+    /// (a `$ref` diamond), they would only repeat the changes already recorded, which [`dedupe`]
+    /// drops; so they are not walked again.
+    done: HashSet<(String, String)>,
+    /// How many times the walk stopped at [`MAX_DEPTH`]: a pair walked past such a stop is not
+    /// complete (a shallower path may see further).
+    cutoffs: usize,
+    /// Steps and bytes left for this tool and direction.
+    budget: &'o Budget,
     depth: usize,
     /// Instance path from the root to the schemas under comparison.
     path: Vec<Seg>,
@@ -690,6 +723,7 @@ impl<'a, 'o> Walker<'a, 'o> {
         new_root: &'a Value,
         base: &'a str,
         out: &'o mut Vec<Change>,
+        budget: &'o Budget,
     ) -> Self {
         Walker {
             tool,
@@ -699,6 +733,9 @@ impl<'a, 'o> Walker<'a, 'o> {
             base,
             out,
             in_progress: HashSet::new(),
+            done: HashSet::new(),
+            cutoffs: 0,
+            budget,
             depth: 0,
             path: Vec::new(),
             locals: Vec::new(),
@@ -733,7 +770,8 @@ impl<'a, 'o> Walker<'a, 'o> {
         let input = self.side == Side::Input;
         let &(lo, ln) = self.locals.last()?;
         let (sub, sub_root) = if input { (lo, self.old_root) } else { (ln, self.new_root) };
-        let ex = |s: &Value| witness::example(s, sub_root);
+        let budget = self.budget;
+        let ex = |s: &Value| witness::example(s, sub_root, budget);
         let sub_obj = || match ex(sub) {
             Some(Value::Object(m)) => Some(m),
             _ if sub.get("type").is_none_or(|t| t == "object") => Some(Map::new()),
@@ -765,7 +803,7 @@ impl<'a, 'o> Walker<'a, 'o> {
                         dropped = Some(name.clone());
                     }
                     // The new schema may now allow values the old one forbade under that name.
-                    let mut v: Vec<Value> = type_probes(&TRUE, TypeSet::ALL, sub_root)
+                    let mut v: Vec<Value> = type_probes(&TRUE, TypeSet::ALL, sub_root, budget)
                         .into_iter()
                         .flat_map(|x| with(name, Some(x)))
                         .collect();
@@ -798,13 +836,13 @@ impl<'a, 'o> Walker<'a, 'o> {
             }
             SchemaChange::Type { old, new } => {
                 let lost = if input { old.minus(*new) } else { new.minus(*old) };
-                type_probes(sub, lost, sub_root)
+                type_probes(sub, lost, sub_root, budget)
             }
             SchemaChange::Enum { removed, added, introduced, dropped: gone } => {
                 let mut v: Vec<Value> = if input { removed } else { added }.iter().take(8).cloned().collect();
                 if (input && *introduced) || (!input && *gone) {
                     let types = View::new(sub, "").types;
-                    v.extend(type_probes(sub, types, sub_root));
+                    v.extend(type_probes(sub, types, sub_root, budget));
                     v.extend([
                         json!("x-mcp-drift"),
                         json!(""),
@@ -819,7 +857,7 @@ impl<'a, 'o> Walker<'a, 'o> {
             }
             SchemaChange::Constraint { keyword, old, new, delta } if delta.breaks(input) => {
                 let sup = if input { ln } else { lo };
-                constraint_probes(keyword, old.as_ref(), new.as_ref(), sub, sup, sub_root)
+                constraint_probes(keyword, old.as_ref(), new.as_ref(), sub, sup, (sub_root, budget))
             }
             SchemaChange::Pattern { .. } => {
                 let mut v = pattern_probes(sub);
@@ -829,9 +867,10 @@ impl<'a, 'o> Walker<'a, 'o> {
             SchemaChange::Composition { delta, .. } if delta.breaks(input) => {
                 let (root, ptr) = if input { (self.old_root, old_ptr) } else { (self.new_root, new_ptr) };
                 let branch = ptr.and_then(|p| p.strip_prefix(self.base)).and_then(|p| root.pointer(p));
-                let mut v: Vec<Value> = branch.and_then(|b| witness::example(b, sub_root)).into_iter().collect();
+                let mut v: Vec<Value> =
+                    branch.and_then(|b| witness::example(b, sub_root, budget)).into_iter().collect();
                 if let Some(b) = branch {
-                    v.extend(type_probes(b, View::new(b, "").types, sub_root));
+                    v.extend(type_probes(b, View::new(b, "").types, sub_root, budget));
                 }
                 v
             }
@@ -903,10 +942,16 @@ impl<'a, 'o> Walker<'a, 'o> {
         reason = "pointers are built per call site; owning them keeps call sites short"
     )]
     fn walk(&mut self, o: &'a Value, op: String, n: &'a Value, np: String) {
+        // Every recursion and every `$ref` expansion spends the budget; past it nothing is walked (the
+        // caller records one cannot-decide change for the whole direction).
+        if !self.budget.step() {
+            return;
+        }
         if o == n && !schema::contains_ref(o) {
             return;
         }
         if self.depth >= MAX_DEPTH {
+            self.cutoffs += 1;
             self.cannot_decide("", format!("schemas nested deeper than {MAX_DEPTH} levels are not compared"), &op, &np);
             return;
         }
@@ -920,13 +965,19 @@ impl<'a, 'o> Walker<'a, 'o> {
             };
         if of || nf {
             let key = (op2.clone(), np2.clone());
-            if !self.in_progress.insert(key.clone()) {
-                return; // Already comparing this pair further up: assume compatible (coinduction).
+            if self.done.contains(&key) || !self.in_progress.insert(key.clone()) {
+                // Compared completely already (a `$ref` diamond), or already comparing this pair
+                // further up: assume compatible (coinduction).
+                return;
             }
+            let cutoffs = self.cutoffs;
             self.depth += 1;
             self.walk_resolved(o2, op2, n2, np2);
             self.depth -= 1;
             self.in_progress.remove(&key);
+            if self.cutoffs == cutoffs && self.budget.exhausted().is_none() {
+                self.done.insert(key);
+            }
         } else {
             self.depth += 1;
             self.walk_resolved(o2, op2, n2, np2);
@@ -1312,7 +1363,9 @@ impl<'a, 'o> Walker<'a, 'o> {
                 // Witnesses for `then` must also satisfy the `if`.
                 if keyword == "then" {
                     let root = if self.side == Side::Input { self.old_root } else { self.new_root };
-                    if let Some(Value::Object(cond)) = vo.get("if").and_then(|i| witness::example(i.value, root)) {
+                    if let Some(Value::Object(cond)) =
+                        vo.get("if").and_then(|i| witness::example(i.value, root, self.budget))
+                    {
                         self.merge_into_plans(start, &cond);
                     }
                 }
@@ -1334,7 +1387,7 @@ impl<'a, 'o> Walker<'a, 'o> {
                 let value = sub
                     .properties()
                     .get(key.as_str())
-                    .and_then(|p| witness::example(p.value, root))
+                    .and_then(|p| witness::example(p.value, root, self.budget))
                     .unwrap_or(json!("example"));
                 let mut trigger = Map::new();
                 trigger.insert(key.clone(), value);
@@ -1463,8 +1516,15 @@ impl<'a, 'o> Walker<'a, 'o> {
             (Some(x), Some(y)) if x.value == y.value && !schema::contains_ref(x.value) => return,
             (Some(x), Some(y)) => {
                 let mut produced = Vec::new();
-                let mut inner =
-                    Walker::new(self.tool, self.side, self.new_root, self.old_root, self.base, &mut produced);
+                let mut inner = Walker::new(
+                    self.tool,
+                    self.side,
+                    self.new_root,
+                    self.old_root,
+                    self.base,
+                    &mut produced,
+                    self.budget,
+                );
                 inner.path.clone_from(&self.path);
                 inner.depth = self.depth + 1;
                 inner.walk(y.value, y.ptr.clone(), x.value, x.ptr.clone());
@@ -1492,13 +1552,17 @@ impl<'a, 'o> Walker<'a, 'o> {
                 (delta, "the `not` schema changed what it excludes".to_owned(), tries)
             }
             (None, Some(y)) => {
-                let tries =
-                    witness::example(y.value, self.new_root).map(|v| (self.path.clone(), v)).into_iter().collect();
+                let tries = witness::example(y.value, self.new_root, self.budget)
+                    .map(|v| (self.path.clone(), v))
+                    .into_iter()
+                    .collect();
                 (Delta::LESS, "a `not` was added".to_owned(), tries)
             }
             (Some(x), None) => {
-                let tries =
-                    witness::example(x.value, self.old_root).map(|v| (self.path.clone(), v)).into_iter().collect();
+                let tries = witness::example(x.value, self.old_root, self.budget)
+                    .map(|v| (self.path.clone(), v))
+                    .into_iter()
+                    .collect();
                 (Delta::MORE, "a `not` was removed".to_owned(), tries)
             }
         };
@@ -1738,10 +1802,9 @@ impl<'a, 'o> Walker<'a, 'o> {
                 branches.len()
             )
         } else {
-            let overlapping = branches
-                .iter()
-                .enumerate()
-                .find_map(|(i, a)| branches[i + 1..].iter().find(|b| !disjoint(a.0, b.0, root)).map(|b| (&a.1, &b.1)));
+            let overlapping = branches.iter().enumerate().find_map(|(i, a)| {
+                branches[i + 1..].iter().find(|b| !disjoint(a.0, b.0, root, self.budget)).map(|b| (&a.1, &b.1))
+            });
             let Some((a, b)) = overlapping else { return false };
             format!(
                 "`oneOf` branches {} and {} may overlap, so a value that matched exactly one branch may now match two and be rejected",
@@ -1755,7 +1818,7 @@ impl<'a, 'o> Walker<'a, 'o> {
             .into_iter()
             .chain(an)
             .flat_map(|(_, list)| list.iter())
-            .filter_map(|(branch, _)| witness::example(branch, sub_root))
+            .filter_map(|(branch, _)| witness::example(branch, sub_root, self.budget))
             .map(|v| (self.path.clone(), v))
             .collect();
         let delta = if self.side == Side::Input { Delta::LESS } else { Delta::MORE };
@@ -1794,6 +1857,9 @@ impl<'a, 'o> Walker<'a, 'o> {
                 })
                 .collect()
         };
+        // Branches are walked as written (`$ref` and all), so that the walk sees the reference and
+        // applies coinduction and its memo to the target pair; they pair by their targets.
+        let (wo, wn) = (ao, an);
         let (ao, an) = (resolve(self.old_root, ao), resolve(self.new_root, an));
         let (ao, an) = (ao.as_slice(), an.as_slice());
         let firsts = |list: &[(&'a Value, String)]| list.iter().map(|b| b.0).collect::<Vec<_>>();
@@ -1801,7 +1867,7 @@ impl<'a, 'o> Walker<'a, 'o> {
         for (i, j) in same {
             if schema::contains_ref(ao[i].0) {
                 let seg = Seg::Branch { keyword: static_keyword(keyword), old: i, new: j };
-                self.walk_at(seg, ao[i].0, ao[i].1.clone(), an[j].0, an[j].1.clone());
+                self.walk_at(seg, wo[i].0, wo[i].1.clone(), wn[j].0, wn[j].1.clone());
             }
         }
         let shape = |k: &usize, list: &[(&'a Value, String)]| Shape::of(list[*k].0);
@@ -1823,7 +1889,7 @@ impl<'a, 'o> Walker<'a, 'o> {
             paired_o.insert(i);
             paired_n.insert(j);
             let seg = Seg::Branch { keyword: static_keyword(keyword), old: i, new: j };
-            self.walk_at(seg, ao[i].0, ao[i].1.clone(), an[j].0, an[j].1.clone());
+            self.walk_at(seg, wo[i].0, wo[i].1.clone(), wn[j].0, wn[j].1.clone());
         }
         for &i in left_o.iter().filter(|i| !paired_o.contains(*i)) {
             let detail = format!(
@@ -1981,13 +2047,14 @@ fn breaks(side: Side, change: &SchemaChange) -> bool {
 
 /// Whether no instance can satisfy both schemas: different types, disjoint `enum`/`const` sets, or a
 /// required discriminator property with disjoint values. `false` means "not proven".
-fn disjoint(a: &Value, b: &Value, root: &Value) -> bool {
-    disjoint_at(a, b, root, 0)
+fn disjoint(a: &Value, b: &Value, root: &Value, budget: &Budget) -> bool {
+    disjoint_at(a, b, root, 0, budget)
 }
 
 #[allow(clippy::many_single_char_names, reason = "a and b are the two schemas, as in the literature")]
-fn disjoint_at(a: &Value, b: &Value, root: &Value, depth: usize) -> bool {
-    if depth > 8 {
+fn disjoint_at(a: &Value, b: &Value, root: &Value, depth: usize, budget: &Budget) -> bool {
+    // Out of budget: not proven.
+    if depth > 8 || !budget.step() {
         return false;
     }
     let (a, b) = (follow(a, root), follow(b, root));
@@ -2017,7 +2084,7 @@ fn disjoint_at(a: &Value, b: &Value, root: &Value, depth: usize) -> bool {
             let (Some(pa), Some(pb)) = (property(a, name), property(b, name)) else {
                 continue;
             };
-            if disjoint_at(pa, pb, root, depth + 1) {
+            if disjoint_at(pa, pb, root, depth + 1, budget) {
                 return true;
             }
         }
@@ -2210,7 +2277,7 @@ fn static_keyword(keyword: &str) -> &'static str {
 }
 
 /// Values of the given types that respect the schema's other keywords where possible.
-fn type_probes(sub: &Value, types: TypeSet, root: &Value) -> Vec<Value> {
+fn type_probes(sub: &Value, types: TypeSet, root: &Value, budget: &Budget) -> Vec<Value> {
     let mut out = Vec::new();
     let map = sub.as_object();
     for (bit, fallback) in [
@@ -2234,7 +2301,7 @@ fn type_probes(sub: &Value, types: TypeSet, root: &Value) -> Vec<Value> {
             only.remove("oneOf");
             let name = bit.names().first().map_or("null", |n| if *n == "non-integer number" { "number" } else { n });
             only.insert("type".into(), json!(name));
-            if let Some(v) = witness::example(&Value::Object(only), root) {
+            if let Some(v) = witness::example(&Value::Object(only), root, budget) {
                 if bit == TypeSet::FRACTION && TypeSet::of(&v) != TypeSet::FRACTION {
                     out.extend(v.as_f64().and_then(|f| witness::number(f + 0.5)));
                 } else {
@@ -2279,7 +2346,7 @@ fn constraint_probes(
     new: Option<&Value>,
     sub: &Value,
     sup: &Value,
-    root: &Value,
+    (root, budget): (&Value, &Budget),
 ) -> Vec<Value> {
     let (o, n) = (old.and_then(Value::as_f64), new.and_then(Value::as_f64));
     // The other bound of the same family matters too: a witness for a raised minimum must still
@@ -2312,7 +2379,7 @@ fn constraint_probes(
         v.dedup();
         v
     };
-    let item = || sub.get("items").and_then(|i| witness::example(i, root)).unwrap_or(json!("x"));
+    let item = || sub.get("items").and_then(|i| witness::example(i, root, budget)).unwrap_or(json!("x"));
     match keyword {
         "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
             let mut exact: Vec<&Value> = vec![];
@@ -2340,12 +2407,12 @@ fn constraint_probes(
         "minItems" | "maxItems" => lengths().into_iter().map(|l| Value::Array(vec![item(); l])).collect(),
         "uniqueItems" => vec![Value::Array(vec![item(), item()])],
         "minContains" | "maxContains" => {
-            let matching = sub.get("contains").and_then(|c| witness::example(c, root)).unwrap_or(json!("x"));
+            let matching = sub.get("contains").and_then(|c| witness::example(c, root, budget)).unwrap_or(json!("x"));
             lengths().into_iter().map(|l| Value::Array(vec![matching.clone(); l])).collect()
         }
         "dependentRequired" => {
             let trigger = new.or(old).and_then(Value::as_object).and_then(|m| m.keys().next().cloned());
-            let base = match witness::example(sub, root) {
+            let base = match witness::example(sub, root, budget) {
                 Some(Value::Object(m)) => m,
                 _ => Map::new(),
             };
@@ -2353,7 +2420,7 @@ fn constraint_probes(
                 .map(|k| {
                     let example_of = |name: &str| {
                         sub.pointer(&format!("/properties/{}", escape_token(name)))
-                            .and_then(|s| witness::example(s, root))
+                            .and_then(|s| witness::example(s, root, budget))
                             .unwrap_or(json!("example"))
                     };
                     let mut m = base;
@@ -2370,7 +2437,7 @@ fn constraint_probes(
                 .collect()
         }
         "minProperties" | "maxProperties" => {
-            let base = match witness::example(sub, root) {
+            let base = match witness::example(sub, root, budget) {
                 Some(Value::Object(m)) => m,
                 _ => Map::new(),
             };
@@ -2706,6 +2773,62 @@ const POSTING_CAP: usize = 64;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_exhausted_budget_stops_the_walk_and_says_so_once() {
+        let schema = |t: &str| {
+            let props: Map<String, Value> = (0..100).map(|i| (format!("p{i}"), json!({"type": t}))).collect();
+            json!({"type": "object", "properties": props})
+        };
+        let (a, b) = (schema("string"), schema("integer"));
+        let walk = |budget: &Budget| {
+            let mut out = Vec::new();
+            Walker::new("t", Side::Input, &a, &b, "/inputSchema", &mut out, budget).walk(
+                &a,
+                "/inputSchema".into(),
+                &b,
+                "/inputSchema".into(),
+            );
+            budget::report(&mut out, "t", Side::Input, budget);
+            out
+        };
+        let all = walk(&Budget::default());
+        assert_eq!(all.len(), 100, "a budget that suffices changes nothing");
+        let cut = walk(&Budget::new(50, budget::BYTES));
+        let reasons: Vec<&str> = cut
+            .iter()
+            .filter_map(|c| match &c.kind {
+                ChangeKind::Schema { change: SchemaChange::CannotDecide { reason, .. }, .. } => Some(reason.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            reasons,
+            ["comparison stopped after 50 steps (budget); the rest of this tool's input schema is not compared"]
+        );
+        assert!(cut.len() < 60, "the walk stopped: {}", cut.len());
+    }
+
+    #[test]
+    fn a_ref_pair_compared_completely_is_not_compared_again() {
+        // Ten properties reference one definition: its pair is walked once, then remembered.
+        let schema = |t: &str| {
+            let props: Map<String, Value> = (0..10).map(|i| (format!("p{i}"), json!({"$ref": "#/$defs/d"}))).collect();
+            json!({"type": "object", "properties": props, "$defs": {"d": {"properties": {"v": {"type": t}}}}})
+        };
+        let (a, b) = (schema("string"), schema("integer"));
+        let budget = Budget::default();
+        let mut out = Vec::new();
+        Walker::new("t", Side::Input, &a, &b, "/inputSchema", &mut out, &budget).walk(
+            &a,
+            "/inputSchema".into(),
+            &b,
+            "/inputSchema".into(),
+        );
+        assert_eq!(out.len(), 1, "{out:?}");
+        // The root, ten references, `v` once and its witness example (not once per reference: 31).
+        assert!(budget.steps_used() <= 13, "{}", budget.steps_used());
+    }
 
     #[test]
     fn names_normalize_across_styles() {

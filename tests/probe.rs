@@ -344,3 +344,48 @@ fn words_of_a_new_pattern_witness_the_tightening() {
         assert!(findings(&report, "input-cannot-decide").is_empty(), "{report:#}");
     }
 }
+
+/// Padding the schema with a `$ref` diamond (2^30 subschemas unfolded, in 2 KB) behind an optional
+/// property does not switch the probe off: what a validation costs is bounded per candidate, and the
+/// minimal call never reaches the pad. Behind a required property no old call can be built within
+/// bounds, and the change stays undecided instead of silent.
+#[test]
+fn padding_does_not_switch_the_probe_off() {
+    let mut defs = serde_json::Map::new();
+    for i in 0..30 {
+        let next = format!("#/$defs/d{}", i + 1);
+        defs.insert(format!("d{i}"), json!({"allOf": [{"$ref": next}, {"$ref": next}]}));
+    }
+    defs.insert("d30".into(), json!({"type": "string"}));
+    let old = json!({"type": "object", "properties": {"branch": {"type": "string"}, "region": {"type": "string"}}, "required": ["branch"]});
+    let mut new = old.clone();
+    new["anyOf"] = json!([{"required": ["region"]}]);
+    new["properties"]["pad"] = json!({"$ref": "#/$defs/d0"});
+    new["$defs"] = Value::Object(defs.clone());
+    let start = Instant::now();
+    let (code, report) = run(&input_tool(&old), &input_tool(&new));
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+    assert_eq!(code, 1, "{report:#}");
+    let new_unpadded = {
+        let mut n = new.clone();
+        n["properties"].as_object_mut().unwrap().remove("pad");
+        n.as_object_mut().unwrap().remove("$defs");
+        n
+    };
+    assert_rejected(&report, "input-call-rejected", &old, &new_unpadded);
+    // The pad on a required property of both sides: no silent pass.
+    let mut old_req = old.clone();
+    old_req["properties"]["pad"] = json!({"$ref": "#/$defs/d0"});
+    old_req["$defs"] = Value::Object(defs);
+    old_req["required"] = json!(["branch", "pad"]);
+    let mut new_req = old_req.clone();
+    new_req["anyOf"] = json!([{"required": ["region"]}]);
+    let (code, report) = run(&input_tool(&old_req), &input_tool(&new_req));
+    // No old call can be built within bounds (the pad is 30 levels deep): the walk's undecided
+    // `anyOf` stays, never silence.
+    let said = report["findings"].as_array().unwrap().iter().any(|f| {
+        f["rule"] == "input-call-rejected"
+            || (f["rule"] == "input-cannot-decide" && f["message"].as_str().unwrap_or("").contains("anyOf"))
+    });
+    assert!(said, "{code} {report:#}");
+}

@@ -401,3 +401,162 @@ fn a_long_dependency_chain_is_followed_not_rewitnessed() {
     let schema = |extra| tool("t", &json!({"type": "object", "properties": props, "dependentRequired": deps(extra)}));
     assert_eq!(diff(&schema(false), &schema(true)), vec!["input-constraint-tightened"]);
 }
+
+// Bounded work (issue #12): tiny schemas that describe exponential work, or instances of gigabytes,
+// end quickly with a result, and a budget that stops work says so once per tool and direction. Each
+// input is generated here and timed in release by `benches/adversarial.py` (the "a." to "f." cases).
+
+/// `diff_texts` on a thread, failing the test (instead of hanging it) past `seconds`. Returns each
+/// finding as (rule, pointer, message, has a witness).
+fn bounded_diff(old: &Value, new: &Value, seconds: u64) -> Vec<(String, String, String, bool)> {
+    let (old, new) = (old.to_string(), new.to_string());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let a = mcp_drift::diff_texts(&old, &new).unwrap();
+        let found = a
+            .findings
+            .iter()
+            .map(|f| (f.rule.as_str().to_owned(), f.pointer.clone(), f.message.clone(), f.witness.is_some()))
+            .collect::<Vec<_>>();
+        let _ = tx.send(found);
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(seconds))
+        .unwrap_or_else(|_| panic!("no result within {seconds} s: the work is not bounded"))
+}
+
+/// A root object whose property `x` is the reference `to`, with the given `$defs`.
+fn defs_tool(defs: &serde_json::Map<String, Value>, to: &str, required: bool) -> Value {
+    let mut schema = json!({"type": "object", "properties": {"x": {"$ref": to}}, "$defs": defs});
+    if required {
+        schema["required"] = json!(["x"]);
+    }
+    tool("t", &schema)
+}
+
+/// Debug builds are several times slower than the release build the limits are for.
+const LIMIT_S: u64 = 30;
+
+#[test]
+fn a_24_level_all_of_diamond_is_walked_once_per_pair() {
+    // d0 = allOf [d1, d1], d1 = allOf [d2, d2], ...: 2^24 paths to the leaf in about 4 KB.
+    let diamond = |leaf: &str| {
+        let mut defs = serde_json::Map::new();
+        for i in 0..24 {
+            let r = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+            defs.insert(format!("d{i}"), json!({"allOf": [r, r]}));
+        }
+        defs.insert("d24".into(), json!({"type": "object", "properties": {"v": {"type": leaf}}}));
+        defs_tool(&defs, "#/$defs/d0", false)
+    };
+    let found = bounded_diff(&diamond("string"), &diamond("integer"), LIMIT_S);
+    let rules: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
+    // The change is found (once), and the validator, which would take every path, is not run:
+    // one finding says why there is no witness.
+    assert!(rules.iter().filter(|r| r.ends_with("type-narrowed") || r.ends_with("cannot-decide")).count() >= 1);
+    assert!(found.iter().any(|f| f.2.contains("`#/$defs/d24.v`")), "{found:?}");
+    let budget: Vec<_> = found.iter().filter(|f| f.2.contains("(budget)")).collect();
+    assert_eq!(budget.len(), 1, "{found:?}");
+    assert!(budget[0].2.contains("unfolds at its `$ref`s to more than 1,000,000 subschemas"), "{found:?}");
+}
+
+#[test]
+fn b_two_any_of_definitions_that_reference_each_other_terminate() {
+    // a = anyOf [b, b, leaf], b = anyOf [a, a, integer]: about 300 bytes; the walk used to follow the
+    // branches to depth 96 (3^96 pairs, about 300 MB of memory per second).
+    let mutual = |leaf: &str| {
+        let defs = json!({
+            "a": {"anyOf": [{"$ref": "#/$defs/b"}, {"$ref": "#/$defs/b"}, {"type": leaf}]},
+            "b": {"anyOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}, {"type": "integer"}]}
+        });
+        defs_tool(defs.as_object().unwrap(), "#/$defs/a", true)
+    };
+    let found = bounded_diff(&mutual("string"), &mutual("boolean"), LIMIT_S);
+    assert!(!found.iter().any(|f| f.2.contains("nested deeper")), "coinduction applies to branches: {found:?}");
+    // The string alternative was removed and a boolean one added, both at `#/$defs/a`.
+    assert!(found.iter().any(|f| f.1 == "/inputSchema/$defs/a/anyOf/2"), "{found:?}");
+    assert!(found.iter().any(|f| f.2.contains("a cycle that takes no step into the instance")), "{found:?}");
+}
+
+/// `levels` levels of 10 properties that each reference the next level: 10^levels paths to the leaf.
+fn fan_out(levels: usize, leaf: &str, required: bool) -> Value {
+    let names: Vec<String> = (0..10).map(|k| format!("p{k}")).collect();
+    let mut defs = serde_json::Map::new();
+    for i in 0..levels {
+        let props: serde_json::Map<String, Value> =
+            names.iter().map(|n| (n.clone(), json!({"$ref": format!("#/$defs/d{}", i + 1)}))).collect();
+        let mut d = json!({"type": "object", "properties": props});
+        if required {
+            d["required"] = json!(names);
+        }
+        defs.insert(format!("d{i}"), d);
+    }
+    defs.insert(format!("d{levels}"), json!({"type": leaf}));
+    defs_tool(&defs, "#/$defs/d0", required)
+}
+
+#[test]
+fn c_a_changed_leaf_below_a_million_ref_paths_is_found_once_with_a_witness() {
+    let found = bounded_diff(&fan_out(6, "string", false), &fan_out(6, "integer", false), LIMIT_S);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (rule, pointer, _, witness) = &found[0];
+    assert_eq!(
+        (rule.as_str(), pointer.as_str(), *witness),
+        ("input-type-narrowed", "/inputSchema/$defs/d6/type", true)
+    );
+}
+
+#[test]
+fn d_a_witness_through_ten_million_required_paths_is_not_built_and_says_so() {
+    let found = bounded_diff(&fan_out(7, "string", true), &fan_out(7, "integer", true), LIMIT_S);
+    assert!(found.iter().any(|f| f.1 == "/inputSchema/$defs/d7/type"), "{found:?}");
+    let budget: Vec<_> = found.iter().filter(|f| f.2.contains("(budget)")).collect();
+    assert_eq!(budget.len(), 1, "{found:?}");
+    assert!(budget[0].2.contains("a witness would be larger than 1 MiB (budget)"), "{found:?}");
+}
+
+#[test]
+fn e_a_ten_gigabyte_witness_is_not_built_and_says_so() {
+    let arrays = |extra: bool| {
+        let mut schema = json!({"type": "object", "required": ["m"], "properties": {"m": {
+            "type": "array", "minItems": 1000, "items": {
+                "type": "array", "minItems": 1000, "items": {"type": "string", "minLength": 10000}}}}});
+        if extra {
+            schema["properties"]["y"] = json!({"type": "string"});
+            schema["required"] = json!(["m", "y"]);
+        }
+        tool("t", &schema)
+    };
+    let found = bounded_diff(&arrays(false), &arrays(true), LIMIT_S);
+    assert!(found.iter().any(|f| f.2.contains("`y`") && f.0 == "input-cannot-decide"), "{found:?}");
+    assert_eq!(found.iter().filter(|f| f.2.contains("larger than 1 MiB (budget)")).count(), 1, "{found:?}");
+}
+
+#[test]
+fn f_four_thousand_long_required_strings_are_linear_and_bounded() {
+    let strings = |extra: bool| {
+        let mut props: serde_json::Map<String, Value> =
+            (0..4000).map(|i| (format!("s{i}"), json!({"type": "string", "minLength": 10_000}))).collect();
+        let mut required: Vec<String> = props.keys().cloned().collect();
+        if extra {
+            props.insert("y".into(), json!({"type": "string"}));
+            required.push("y".into());
+        }
+        tool("t", &json!({"type": "object", "properties": props, "required": required}))
+    };
+    let found = bounded_diff(&strings(false), &strings(true), LIMIT_S);
+    assert!(found.iter().any(|f| f.2.contains("`y`")), "{found:?}");
+    assert_eq!(found.iter().filter(|f| f.2.contains("larger than 1 MiB (budget)")).count(), 1, "{found:?}");
+    // Small enough, the same shape has its witness: each string is built once, not char by char.
+    let small = |extra: bool| {
+        let mut schema =
+            json!({"type": "object", "required": ["s"], "properties": {"s": {"type": "string", "minLength": 10_000}}});
+        if extra {
+            schema["properties"]["y"] = json!({"type": "string"});
+            schema["required"] = json!(["s", "y"]);
+        }
+        tool("t", &schema)
+    };
+    let found = bounded_diff(&small(false), &small(true), LIMIT_S);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].3, "a 10 KB witness is built: {found:?}");
+}

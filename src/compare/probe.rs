@@ -20,6 +20,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
 
+use super::budget::Budget;
 use super::witness::{self, Judge, Seg, Witness};
 use super::{Change, ChangeKind, SchemaChange, Side};
 
@@ -33,8 +34,6 @@ const MAX_PROPERTY_DEPTH: usize = 3;
 /// instance would be larger gets no built candidates (its literal examples are still tried).
 const MAX_CANDIDATE_SIZE: usize = 16 * 1024;
 
-/// Subschemas one validation may visit, `$ref` targets counted where they are used.
-const MAX_EXPANSION: u64 = 20_000;
 /// Levels of nesting and `$ref` hops followed while counting them.
 const MAX_REF_DEPTH: usize = 256;
 
@@ -55,13 +54,14 @@ pub(super) fn probe<'v>(
     input: Option<(&'v Value, &'v Value)>,
     output: Option<(&'v Value, &'v Value)>,
     judges: (Option<Judge<'v>>, Option<Judge<'v>>),
+    budgets: &(Budget, Budget),
 ) {
     let (input_judge, output_judge) = judges;
     if let Some((old, new)) = input {
-        side(tool, changes, Side::Input, (old, new), input_judge);
+        side(tool, changes, Side::Input, (old, new), input_judge, &budgets.0);
     }
     if let Some((old, new)) = output {
-        side(tool, changes, Side::Output, (new, old), output_judge);
+        side(tool, changes, Side::Output, (new, old), output_judge, &budgets.1);
     }
 }
 
@@ -72,6 +72,7 @@ fn side<'v>(
     side: Side,
     (sub, sup): (&'v Value, &'v Value),
     judge: Option<Judge<'v>>,
+    budget: &Budget,
 ) {
     let confirmed = changes.iter().any(|c| {
         matches!(c.kind, ChangeKind::Schema { side: s, .. } if s == side)
@@ -80,20 +81,27 @@ fn side<'v>(
     if confirmed {
         return;
     }
-    // A documentation edit inside the schema (the common change) cannot reject anything. Schemas
-    // whose validation could visit more than `MAX_EXPANSION` subschemas are not probed: the validator
-    // has no step budget of its own.
+    // A documentation edit inside the schema (the common change) cannot reject anything. Schemas with
+    // reference chains too deep to compile quickly are not probed.
     if same_constraints(sub, sup, false) || expansion(sub).is_none() || expansion(sup).is_none() {
         return;
     }
     let input = side == Side::Input;
-    let candidates = candidates(sub, sup, input);
+    let handed_over = judge.is_some();
+    let judge = judge.unwrap_or_else(|| Judge::new(sub, sup));
+    // The validator has no step budget of its own: a candidate whose validation would cost too much
+    // is left out, and the budget says so in the report.
+    let built = candidates(sub, sup, input, budget);
+    let tried = built.len();
+    let candidates: Vec<Candidate> = built.into_iter().filter(|c| judge.affordable(&c.instance, budget)).collect();
+    if candidates.len() < tried {
+        // Some candidate went unchecked: the budget's report says so.
+        budget.unconfirmed();
+    }
     if candidates.is_empty() {
         return;
     }
     let instances: Vec<Value> = candidates.iter().map(|c| c.instance.clone()).collect();
-    let handed_over = judge.is_some();
-    let judge = judge.unwrap_or_else(|| Judge::new(sub, sup));
     // Most changed schemas are compatible: the rejecting side's validator alone settles that, and the
     // accepting side's is built only when some candidate is rejected.
     if !handed_over && !judge.long_enums() {
@@ -164,9 +172,10 @@ fn side<'v>(
 
 /// An upper bound of the subschemas one validation against `root` visits, with each `$ref` target
 /// counted where it is used (memoized, so the work is linear in the document) and a reference back
-/// into its own expansion counted once. `None` past [`MAX_EXPANSION`] or [`MAX_REF_DEPTH`] levels of
-/// nesting and references: a `$ref` tree of `allOf` pairs 24 levels deep is 2^24 subschemas in 4 KB,
-/// and the validator compiles long reference chains in quadratic time.
+/// into its own expansion counted once. `None` past [`MAX_REF_DEPTH`] levels of nesting and
+/// references: the validator compiles long reference chains in quadratic time. (What one validation
+/// costs is bounded per candidate by [`Judge::affordable`]: a `$ref` diamond that a candidate never
+/// reaches, such as an unused optional property, does not stop the probe.)
 fn expansion(root: &Value) -> Option<u64> {
     let mut memo = HashMap::new();
     let mut open = HashSet::new();
@@ -205,9 +214,6 @@ fn expanded(
                     _ => expanded(x, root, depth + 1, memo, open)?,
                 };
                 total = total.saturating_add(n);
-                if total > MAX_EXPANSION {
-                    return None;
-                }
             }
             open.remove(&key);
             memo.insert(key, total);
@@ -217,9 +223,6 @@ fn expanded(
             let mut total = 0u64;
             for x in items {
                 total = total.saturating_add(expanded(x, root, depth + 1, memo, open)?);
-                if total > MAX_EXPANSION {
-                    return None;
-                }
             }
             Some(total)
         }
@@ -283,8 +286,8 @@ fn related(undecided: &str, at: &str) -> bool {
 }
 
 /// The candidates drawn from `root`, the accepting side, in the order they are tried.
-fn candidates(root: &Value, other: &Value, input: bool) -> Vec<Candidate> {
-    let mut out = Candidates { list: Vec::new(), root, input, words: pattern_words(other) };
+fn candidates(root: &Value, other: &Value, input: bool, budget: &Budget) -> Vec<Candidate> {
+    let mut out = Candidates { list: Vec::new(), root, input, words: pattern_words(other), budget };
     let (side, noun) = if input { ("old", "call") } else { ("new", "result") };
     let top = witness::deref(root, root);
     let schema = if input { "inputSchema" } else { "outputSchema" };
@@ -293,7 +296,7 @@ fn candidates(root: &Value, other: &Value, input: bool) -> Vec<Candidate> {
         literals(&mut out, top, ("", &format!("the {side} {schema}"), ""), Some);
         return out.list;
     }
-    let minimal = witness::example(root, root);
+    let minimal = witness::example(root, root, budget);
     if let Some(m) = &minimal {
         out.push(m.clone(), format!("the minimal {side} {noun}"), String::new());
     }
@@ -305,7 +308,8 @@ fn candidates(root: &Value, other: &Value, input: bool) -> Vec<Candidate> {
                 continue;
             }
             let path = [Seg::Branch { keyword: static_keyword(keyword), old: i, new: i }];
-            if let Some(v) = witness::example(branch, root).and_then(|local| witness::embed(root, &path, input, local))
+            if let Some(v) = witness::example(branch, root, budget)
+                .and_then(|local| witness::embed(root, &path, input, local, budget))
             {
                 out.push(v, format!("the {side} {noun} built for `{keyword}` branch {i}"), format!("/{keyword}/{i}"));
             }
@@ -318,7 +322,7 @@ fn candidates(root: &Value, other: &Value, input: bool) -> Vec<Candidate> {
         for (name, schema) in props {
             if !all.contains_key(name)
                 && fits(schema, root)
-                && let Some(v) = witness::example(schema, root)
+                && let Some(v) = witness::example(schema, root, budget)
             {
                 all.insert(name.clone(), v);
             }
@@ -337,6 +341,8 @@ struct Candidates<'r> {
     input: bool,
     /// Literal words of the other side's `pattern`s (see [`pattern_words`]), tried as string values.
     words: Vec<String>,
+    /// The direction's work budget, spent building candidates.
+    budget: &'r Budget,
 }
 
 impl Candidates<'_> {
@@ -390,7 +396,7 @@ fn literals(
 
 /// Property values a few levels down, breadth first, each embedded into a minimal instance.
 fn properties(out: &mut Candidates<'_>, top: &Value) {
-    let root = out.root;
+    let (root, budget) = (out.root, out.budget);
     let mut queue: VecDeque<(Vec<Seg>, String, String, &Value)> = VecDeque::new();
     queue.push_back((Vec::new(), String::new(), String::new(), top));
     while let Some((path, ptr, name, schema)) = queue.pop_front() {
@@ -423,10 +429,10 @@ fn properties(out: &mut Candidates<'_>, top: &Value) {
             let what = format!("`{}`", crate::load::escape(&child_name));
             let input = out.input;
             let prefix = if input { "the old call with " } else { "the new result with " };
-            literals(out, target, (&child_ptr, &what, prefix), |v| witness::embed(root, &child_path, input, v));
+            literals(out, target, (&child_ptr, &what, prefix), |v| witness::embed(root, &child_path, input, v, budget));
             if accepts_strings(target) {
                 for word in out.words.clone() {
-                    if let Some(v) = witness::embed(root, &child_path, input, Value::String(word.clone())) {
+                    if let Some(v) = witness::embed(root, &child_path, input, Value::String(word.clone()), budget) {
                         let origin = format!(
                             "{prefix}{what} set to {}, a word of a `pattern` it now meets",
                             Value::String(word)
@@ -623,7 +629,7 @@ mod tests {
         let values: Vec<Value> = (0..200).map(|i| json!(format!("v{i}"))).collect();
         let props: Map<String, Value> = (0..40).map(|i| (format!("p{i}"), json!({"enum": values}))).collect();
         let root = json!({"type": "object", "required": ["p0"], "properties": props});
-        let list = candidates(&root, &root, true);
+        let list = candidates(&root, &root, true, &Budget::new(1 << 40, 1 << 40));
         assert_eq!(list.len(), MAX_CANDIDATES);
         assert_eq!(list[0].origin, "the minimal old call");
         assert_eq!(list[0].instance, json!({"p0": "v0"}));
@@ -668,14 +674,14 @@ mod tests {
         let mut s = level("#/$defs/l6".into());
         s["$defs"] = Value::Object(defs);
         s["examples"] = json!([{"p0": 1}]);
-        let list = candidates(&s, &s, true);
+        let list = candidates(&s, &s, true, &Budget::new(1 << 40, 1 << 40));
         assert_eq!(list.len(), 1, "only the literal example");
         assert_eq!(list[0].instance, json!({"p0": 1}));
         // The same below a required member, beside a small optional one: embedding the optional
         // member's values would build the huge minimal instance first.
         let s = json!({"type": "object", "required": ["big"], "properties": {"big": {"$ref": "#/$defs/l5"}, "mode": {"enum": ["a", "b"]}}, "$defs": s["$defs"]});
         let start = std::time::Instant::now();
-        assert!(candidates(&s, &s, true).is_empty());
+        assert!(candidates(&s, &s, true, &Budget::new(1 << 40, 1 << 40)).is_empty());
         assert!(start.elapsed() < std::time::Duration::from_millis(500), "{:?}", start.elapsed());
     }
 
@@ -689,7 +695,8 @@ mod tests {
             json!({"type": "object", "not": {"$ref": "#/$defs/d0"}, "$defs": defs})
         };
         assert!(expansion(&tree(10, json!({}))).is_some_and(|n| n > 1024));
-        assert!(expansion(&tree(24, json!({}))).is_none());
+        // A diamond is counted in linear time (what validating it costs is bounded per candidate).
+        assert!(expansion(&tree(24, json!({}))).is_some_and(|n| n > 1 << 24));
         let chain = |hops: usize| {
             let mut defs: serde_json::Map<String, Value> =
                 (0..hops).map(|i| (format!("d{i}"), json!({"$ref": format!("#/$defs/d{}", i + 1)}))).collect();

@@ -11,6 +11,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Number, Value, json};
 
+use super::budget::{Budget, INSTANCE_BYTES};
 use crate::schema::{self, TypeSet};
 
 /// A step from a schema to the instance location of a subschema.
@@ -54,6 +55,69 @@ const MAX_DEPTH: usize = 24;
 const MAX_EXAMPLE_ITEMS: usize = 1_000;
 const MAX_EXAMPLE_LENGTH: usize = 10_000;
 
+/// One instance under construction: the shared budget, and the bytes this instance holds so far
+/// (about: string lengths, member names, and 8 per other value).
+struct Cx<'b> {
+    budget: &'b Budget,
+    size: u64,
+}
+
+impl<'b> Cx<'b> {
+    fn new(budget: &'b Budget) -> Cx<'b> {
+        Cx { budget, size: 0 }
+    }
+
+    /// Adds `n` bytes to the instance; `false` past [`INSTANCE_BYTES`] (the instance is not built).
+    fn grow(&mut self, n: u64) -> bool {
+        self.size = self.size.saturating_add(n);
+        if self.size > INSTANCE_BYTES {
+            self.budget.instance_too_large();
+            return false;
+        }
+        true
+    }
+
+    /// A copy of `v` when it fits in the instance.
+    fn copy(&mut self, v: &Value) -> Option<Value> {
+        let room = INSTANCE_BYTES.saturating_sub(self.size);
+        let n = size_within(v, room)?;
+        (self.grow(n) && self.budget.steps_n(n / 64)).then(|| v.clone())
+    }
+
+    /// Spends the instance's bytes on the budget once it is built.
+    fn finish(self, v: Option<Value>) -> Option<Value> {
+        v.filter(|_| self.budget.bytes(self.size))
+    }
+}
+
+/// The approximate size of `v` (as [`Cx`] counts it), or `None` past `limit`: linear in `limit` at
+/// most, whatever the size of `v`.
+fn size_within(v: &Value, limit: u64) -> Option<u64> {
+    let mut total = 0u64;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        total += match v {
+            Value::String(s) => s.len() as u64 + 2,
+            Value::Array(a) => {
+                stack.extend(a);
+                8
+            }
+            Value::Object(o) => {
+                for (k, x) in o {
+                    total += k.len() as u64 + 4;
+                    stack.push(x);
+                }
+                8
+            }
+            _ => 8,
+        };
+        if total > limit {
+            return None;
+        }
+    }
+    Some(total)
+}
+
 /// Follows `$ref` and single-member `allOf` from `schema`.
 pub(crate) fn deref<'a>(mut schema: &'a Value, root: &'a Value) -> &'a Value {
     for _ in 0..32 {
@@ -74,50 +138,52 @@ pub(crate) fn deref<'a>(mut schema: &'a Value, root: &'a Value) -> &'a Value {
     schema
 }
 
-/// A plausible instance of `schema`, or `None` when none is found. Not guaranteed valid: callers
-/// confirm with a validator.
+/// A plausible instance of `schema`, or `None` when none is found within the budget (and at most
+/// [`INSTANCE_BYTES`]). Not guaranteed valid: callers confirm with a validator.
 #[must_use]
-pub fn example(schema: &Value, root: &Value) -> Option<Value> {
-    example_at(schema, root, 0)
+pub fn example(schema: &Value, root: &Value, budget: &Budget) -> Option<Value> {
+    let mut cx = Cx::new(budget);
+    let v = example_at(schema, root, 0, &mut cx);
+    cx.finish(v)
 }
 
-fn example_at(schema: &Value, root: &Value, depth: usize) -> Option<Value> {
-    if depth > MAX_DEPTH {
+fn example_at(schema: &Value, root: &Value, depth: usize, cx: &mut Cx<'_>) -> Option<Value> {
+    if depth > MAX_DEPTH || !cx.budget.step() {
         return None;
     }
     let schema = deref(schema, root);
     let map = match schema {
-        Value::Bool(true) => return Some(json!("example")),
+        Value::Bool(true) => return cx.grow(9).then(|| json!("example")),
         Value::Object(m) => m,
         _ => return None,
     };
     if let Some(c) = map.get("const") {
-        return Some(c.clone());
+        return cx.copy(c);
     }
     let types = map.get("type").and_then(schema::parse_types).unwrap_or_else(|| infer_types(map));
     if let Some(Value::Array(values)) = map.get("enum") {
-        return values.iter().find(|v| types.admits(v)).cloned();
+        return values.iter().find(|v| types.admits(v)).and_then(|v| cx.copy(v));
     }
     for key in ["default", "examples"] {
         let v = if key == "examples" { map.get(key).and_then(|e| e.get(0)) } else { map.get(key) };
         if let Some(v) = v
             && types.admits(v)
         {
-            return Some(v.clone());
+            return cx.copy(v);
         }
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = map.get(key) {
             return branches
                 .iter()
-                .find_map(|b| example_at(b, root, depth + 1))
-                .map(|v| merge_parent(v, map, root, depth));
+                .find_map(|b| example_at(b, root, depth + 1, cx))
+                .map(|v| merge_parent(v, map, root, depth, cx));
         }
     }
     if let Some(Value::Array(members)) = map.get("allOf") {
         let mut acc: Option<Value> = None;
         for m in members {
-            let v = example_at(m, root, depth + 1)?;
+            let v = example_at(m, root, depth + 1, cx)?;
             acc = Some(match (acc, v) {
                 (Some(Value::Object(mut a)), Value::Object(b)) => {
                     a.extend(b);
@@ -126,7 +192,7 @@ fn example_at(schema: &Value, root: &Value, depth: usize) -> Option<Value> {
                 (_, v) => v,
             });
         }
-        return acc.map(|v| merge_parent(v, map, root, depth));
+        return acc.map(|v| merge_parent(v, map, root, depth, cx));
     }
     let order = [
         TypeSet::OBJECT,
@@ -137,14 +203,14 @@ fn example_at(schema: &Value, root: &Value, depth: usize) -> Option<Value> {
         TypeSet::BOOLEAN,
         TypeSet::NULL,
     ];
-    order.into_iter().filter(|t| types.contains(*t)).find_map(|t| of_type(map, t, root, depth))
+    order.into_iter().filter(|t| types.contains(*t)).find_map(|t| of_type(map, t, root, depth, cx))
 }
 
 /// Adds the parent's own required properties to an example taken from one of its branches.
-fn merge_parent(v: Value, parent: &Map<String, Value>, root: &Value, depth: usize) -> Value {
+fn merge_parent(v: Value, parent: &Map<String, Value>, root: &Value, depth: usize, cx: &mut Cx<'_>) -> Value {
     match (v, parent.contains_key("properties") || parent.contains_key("required")) {
         (Value::Object(mut obj), true) => {
-            if let Some(Value::Object(base)) = of_type(parent, TypeSet::OBJECT, root, depth) {
+            if let Some(Value::Object(base)) = of_type(parent, TypeSet::OBJECT, root, depth, cx) {
                 for (k, x) in base {
                     obj.entry(k).or_insert(x);
                 }
@@ -179,29 +245,43 @@ fn count(map: &Map<String, Value>, key: &str) -> Option<usize> {
 }
 
 /// An example of one type that tries to respect the schema's keywords for that type.
-fn of_type(map: &Map<String, Value>, t: TypeSet, root: &Value, depth: usize) -> Option<Value> {
+fn of_type(map: &Map<String, Value>, t: TypeSet, root: &Value, depth: usize, cx: &mut Cx<'_>) -> Option<Value> {
     // Witnesses are for people to read; a schema that needs a huge instance gets none.
     if ["minItems", "minProperties"].iter().any(|k| count(map, k).is_some_and(|n| n > MAX_EXAMPLE_ITEMS))
         || count(map, "minLength").is_some_and(|n| n > MAX_EXAMPLE_LENGTH)
     {
         return None;
     }
+    if !cx.grow(8) {
+        return None;
+    }
     Some(match t {
         TypeSet::NULL => Value::Null,
         TypeSet::BOOLEAN => Value::Bool(true),
-        TypeSet::STRING => Value::String(string_example(map)),
+        TypeSet::STRING => {
+            // Checked before it is built: `minLength` alone can ask for more than the instance holds.
+            let least = count(map, "minLength").map_or(0, |n| n as u64);
+            if !cx.grow(least) {
+                return None;
+            }
+            let s = string_example(map);
+            if !cx.grow((s.len() as u64).saturating_sub(least)) {
+                return None;
+            }
+            Value::String(s)
+        }
         TypeSet::INTEGER | TypeSet::FRACTION => number_example(map, t == TypeSet::INTEGER)?,
         TypeSet::ARRAY => {
             let min = count(map, "minItems").unwrap_or(0);
             let mut items = Vec::new();
             if let Some(Value::Array(prefix)) = map.get("prefixItems") {
                 for p in prefix.iter().take(min.max(prefix.len().min(min))) {
-                    items.push(example_at(p, root, depth + 1)?);
+                    items.push(example_at(p, root, depth + 1, cx)?);
                 }
             }
             let item_schema = map.get("items").unwrap_or(&Value::Bool(true));
             while items.len() < min {
-                items.push(example_at(item_schema, root, depth + 1)?);
+                items.push(example_at(item_schema, root, depth + 1, cx)?);
             }
             Value::Array(items)
         }
@@ -214,7 +294,8 @@ fn of_type(map: &Map<String, Value>, t: TypeSet, root: &Value, depth: usize) -> 
                         .and_then(|p| p.get(name))
                         .or_else(|| map.get("additionalProperties"))
                         .unwrap_or(&Value::Bool(true));
-                    obj.insert(name.to_owned(), example_at(s, root, depth + 1)?);
+                    cx.grow(name.len() as u64 + 4).then_some(())?;
+                    obj.insert(name.to_owned(), example_at(s, root, depth + 1, cx)?);
                 }
             }
             let min = count(map, "minProperties").unwrap_or(0);
@@ -226,7 +307,8 @@ fn of_type(map: &Map<String, Value>, t: TypeSet, root: &Value, depth: usize) -> 
                         break;
                     }
                     if !obj.contains_key(name) {
-                        obj.insert(name.clone(), example_at(s, root, depth + 1)?);
+                        cx.grow(name.len() as u64 + 4).then_some(())?;
+                        obj.insert(name.clone(), example_at(s, root, depth + 1, cx)?);
                     }
                 }
             }
@@ -255,11 +337,11 @@ fn string_example(map: &Map<String, Value>) -> String {
     };
     let min = count(map, "minLength").unwrap_or(0);
     let max = count(map, "maxLength").unwrap_or(usize::MAX);
+    // Counted once: a `chars().count()` per pushed character is quadratic in `minLength`.
     let mut s: String = base.to_owned();
-    while s.chars().count() < min {
-        s.push('x');
-    }
-    s.chars().take(max).collect()
+    let have = s.chars().count();
+    s.extend(std::iter::repeat_n('x', min.saturating_sub(have)));
+    if max < have.max(min) { s.chars().take(max).collect() } else { s }
 }
 
 fn number_example(map: &Map<String, Value>, integer: bool) -> Option<Value> {
@@ -319,8 +401,10 @@ pub fn literal_prefix(pattern: &str) -> Option<String> {
 
 /// Builds a complete instance of `root` with `local` at `path`. `old_side` picks the member names.
 #[must_use]
-pub fn embed(root: &Value, path: &[Seg], old_side: bool, local: Value) -> Option<Value> {
-    embed_at(root, root, path, (old_side, old_side), local, 0)
+pub fn embed(root: &Value, path: &[Seg], old_side: bool, local: Value, budget: &Budget) -> Option<Value> {
+    let mut cx = Cx::new(budget);
+    let v = embed_at(root, root, path, (old_side, old_side), local, 0, &mut cx);
+    cx.finish(v)
 }
 
 /// `sides`: which side's member names and which side's branch indices to follow. They differ when a
@@ -332,10 +416,11 @@ fn embed_at(
     sides: (bool, bool),
     local: Value,
     depth: usize,
+    cx: &mut Cx<'_>,
 ) -> Option<Value> {
     let (old_side, old_branches) = sides;
     let Some((seg, rest)) = path.split_first() else { return Some(local) };
-    if depth > 64 {
+    if depth > 64 || !cx.budget.step() {
         return None;
     }
     let schema = deref(schema, root);
@@ -350,26 +435,26 @@ fn embed_at(
                 }
                 _ => (EXTRA_KEY.to_owned(), get("additionalProperties")),
             };
-            let mut base = match example_at(schema, root, depth) {
+            let mut base = match example_at(schema, root, depth, cx) {
                 Some(Value::Object(m)) => m,
                 _ => Map::new(),
             };
-            let value = embed_at(child.unwrap_or(&Value::Bool(true)), root, rest, sides, local, depth + 1)?;
+            let value = embed_at(child.unwrap_or(&Value::Bool(true)), root, rest, sides, local, depth + 1, cx)?;
             base.insert(key, value);
             Some(Value::Object(base))
         }
         Seg::Index(i) => {
             let child =
                 get("prefixItems").and_then(|p| p.get(*i)).or_else(|| get("items")).unwrap_or(&Value::Bool(true));
-            let mut items = match example_at(schema, root, depth) {
+            let mut items = match example_at(schema, root, depth, cx) {
                 Some(Value::Array(a)) => a,
                 _ => Vec::new(),
             };
             while items.len() <= *i {
                 let filler = get("prefixItems").and_then(|p| p.get(items.len())).unwrap_or(child);
-                items.push(example_at(filler, root, depth + 1).unwrap_or(Value::Null));
+                items.push(example_at(filler, root, depth + 1, cx).unwrap_or(Value::Null));
             }
-            items[*i] = embed_at(child, root, rest, sides, local, depth + 1)?;
+            items[*i] = embed_at(child, root, rest, sides, local, depth + 1, cx)?;
             Some(Value::Array(items))
         }
         Seg::Branch { keyword, old, new } => {
@@ -377,12 +462,12 @@ fn embed_at(
             // The sides may use different keywords, and a plain schema is a list of one alternative.
             let list = [*keyword, "anyOf", "oneOf", "allOf"].into_iter().find_map(|k| get(k).and_then(Value::as_array));
             let Some(list) = list else {
-                return embed_at(schema, root, rest, sides, local, depth + 1);
+                return embed_at(schema, root, rest, sides, local, depth + 1, cx);
             };
             let branch = list.get(index)?;
-            let inner = embed_at(branch, root, rest, sides, local, depth + 1)?;
+            let inner = embed_at(branch, root, rest, sides, local, depth + 1, cx)?;
             Some(match (inner, map) {
-                (Value::Object(o), Some(m)) => merge_parent(Value::Object(o), m, root, depth),
+                (Value::Object(o), Some(m)) => merge_parent(Value::Object(o), m, root, depth, cx),
                 (v, _) => v,
             })
         }
@@ -397,6 +482,9 @@ pub struct Judge<'s> {
     /// shrunk copies (see [`shrink_enums`]) instead of once from the whole documents.
     long_enums: bool,
     whole: std::cell::OnceCell<Validators>,
+    /// Why validation is not attempted: a document unfolds past [`UNFOLDED`] subschemas (`true`), or
+    /// has a `$ref` cycle that takes no step into the instance (`false`).
+    unfolded: std::cell::OnceCell<Option<bool>>,
 }
 
 type Validators = (Option<jsonschema::Validator>, Option<jsonschema::Validator>);
@@ -414,12 +502,13 @@ impl<'s> Judge<'s> {
     #[must_use]
     pub fn new(sub: &'s Value, sup: &'s Value) -> Judge<'s> {
         let long_enums = has_long_enum(sub) || has_long_enum(sup);
-        Judge { sub, sup, long_enums, whole: std::cell::OnceCell::new() }
+        Judge { sub, sup, long_enums, whole: std::cell::OnceCell::new(), unfolded: std::cell::OnceCell::new() }
     }
 
-    /// Tries the candidates of a plan; the first confirmed one wins.
+    /// Tries the candidates of a plan; the first confirmed one wins. Building and validating each
+    /// instance spends `budget`; none is tried once it is exhausted.
     #[must_use]
-    pub fn confirm(&self, sub_root: &Value, plan: &Plan, old_side: bool) -> Option<Witness> {
+    pub fn confirm(&self, sub_root: &Value, plan: &Plan, old_side: bool, budget: &Budget) -> Option<Witness> {
         // A change under a renamed member is also tried under the new name: callers who follow the
         // rename meet it there.
         let renamed = |path: &Vec<Seg>| path.iter().any(|s| matches!(s, Seg::Key { old, new } if old != new));
@@ -434,9 +523,17 @@ impl<'s> Judge<'s> {
                 v
             })
             .filter_map(|(path, candidate, key_side)| {
-                embed_at(sub_root, sub_root, path, (key_side, old_side), candidate.clone(), 0)
+                let mut cx = Cx::new(budget);
+                let local = cx.copy(candidate)?;
+                let v = embed_at(sub_root, sub_root, path, (key_side, old_side), local, 0, &mut cx);
+                // Validation is bounded by the instance's bytes (spent here) and by `unfolded` below.
+                cx.finish(v)
             })
             .collect();
+        if instances.is_empty() {
+            return None;
+        }
+        let instances: Vec<Value> = instances.into_iter().filter(|i| self.affordable(i, budget)).collect();
         if instances.is_empty() {
             return None;
         }
@@ -475,6 +572,27 @@ impl<'s> Judge<'s> {
             }
         }
         dropped
+    }
+
+    /// Whether validating `instance` against both documents is within bounds. The validator has no
+    /// budget of its own, so its work is bounded first (a `$ref` diamond makes it exponential in the
+    /// size of the schema): by the documents' unfolded size (once per judge), and, for documents that
+    /// unfold too far, by the visits this instance takes. A refusal is recorded in `budget`.
+    pub(crate) fn affordable(&self, instance: &Value, budget: &Budget) -> bool {
+        let unfolded = *self.unfolded.get_or_init(|| {
+            unfolded_size(self.sub, UNFOLDED, budget).and_then(|_| unfolded_size(self.sup, UNFOLDED, budget)).err()
+        });
+        if unfolded.is_none() {
+            return true;
+        }
+        let visits = |doc| instance_visits(doc, instance, UNFOLDED, budget);
+        match visits(self.sub).and_then(|_| visits(self.sup)) {
+            Ok(_) => true,
+            Err(too_large) => {
+                budget.unfolded_too_large(if too_large { UNFOLDED } else { 0 });
+                false
+            }
+        }
     }
 
     /// Whether validators are built per call from shrunk copies (an enum is longer than [`LONG_ENUM`]).
@@ -532,6 +650,194 @@ impl<'s> Judge<'s> {
         e.to_string()
     }
 }
+
+/// How many subschemas validating one instance location can apply, at most, through `$ref`s: the
+/// size of `doc` unfolded at its references, each reference cycle counted once (the instance bounds
+/// how often it is taken). `Err(true)` past `limit` (or the budget), `Err(false)` on a cycle that
+/// takes no step into the instance (a validator may never leave it). Linear in the size of `doc`:
+/// the count of each subschema is memoized; a `$ref` diamond is exponential in its depth only in
+/// the result.
+fn unfolded_size(doc: &Value, limit: u64, budget: &Budget) -> Result<u64, bool> {
+    struct Unfold<'d> {
+        doc: &'d Value,
+        limit: u64,
+        budget: &'d Budget,
+        memo: std::collections::HashMap<*const Value, u64>,
+        /// Subschemas being counted, with the instance steps taken when each was entered.
+        open: std::collections::HashMap<*const Value, usize>,
+        steps: usize,
+        depth: usize,
+    }
+    impl<'d> Unfold<'d> {
+        fn size(&mut self, s: &'d Value) -> Result<u64, bool> {
+            let key: *const Value = s;
+            if let Some(&n) = self.memo.get(&key) {
+                return Ok(n);
+            }
+            if let Some(&at) = self.open.get(&key) {
+                return if self.steps > at { Ok(1) } else { Err(false) };
+            }
+            if self.depth > 512 || !self.budget.step() {
+                return Err(true);
+            }
+            let Value::Object(m) = s else { return Ok(1) };
+            self.open.insert(key, self.steps);
+            self.depth += 1;
+            let mut total = 1u64;
+            for (k, v) in m {
+                const STEP: &[&str] = &[
+                    "properties",
+                    "patternProperties",
+                    "additionalProperties",
+                    "unevaluatedProperties",
+                    "propertyNames",
+                    "items",
+                    "prefixItems",
+                    "additionalItems",
+                    "contains",
+                    "unevaluatedItems",
+                ];
+                if schema::is_instance_data(k) || matches!(k.as_str(), "$defs" | "definitions") {
+                    continue;
+                }
+                let step = usize::from(STEP.contains(&k.as_str()));
+                self.steps += step;
+                let n = match (k.as_str(), v) {
+                    ("$ref" | "$dynamicRef" | "$recursiveRef", Value::String(r)) => {
+                        schema::resolve(self.doc, Some(m), r).ok().map_or(Ok(0), |(_, t)| self.size(t))
+                    }
+                    ("properties" | "patternProperties" | "dependentSchemas", Value::Object(map)) => {
+                        map.values().try_fold(0u64, |acc, x| Ok(acc.saturating_add(self.size(x)?)))
+                    }
+                    (_, Value::Array(list)) => {
+                        list.iter().try_fold(0u64, |acc, x| Ok(acc.saturating_add(self.size(x)?)))
+                    }
+                    (_, Value::Object(_)) => self.size(v),
+                    _ => Ok(0),
+                };
+                self.steps -= step;
+                total = total.saturating_add(n?);
+                if total > self.limit {
+                    return Err(true);
+                }
+            }
+            self.depth -= 1;
+            self.open.remove(&key);
+            self.memo.insert(key, total);
+            Ok(total)
+        }
+    }
+    let mut u = Unfold {
+        doc,
+        limit,
+        budget,
+        memo: std::collections::HashMap::new(),
+        open: std::collections::HashMap::new(),
+        steps: 0,
+        depth: 0,
+    };
+    u.size(doc)
+}
+
+/// How many (subschema, instance location) visits validating `instance` against `doc` takes at most,
+/// through every applicator and `$ref` (as if no `anyOf` stopped early): the exact count for the
+/// validator's worst case, found in one visit per distinct pair (memoized), so a `$ref` diamond is
+/// exponential only in the result. Errors as [`unfolded_size`]. For schemas that unfold too far to
+/// validate every instance blindly, but whose instance takes few of the paths.
+fn instance_visits(doc: &Value, instance: &Value, limit: u64, budget: &Budget) -> Result<u64, bool> {
+    type Pair = (*const Value, *const Value);
+    struct Visits<'d> {
+        doc: &'d Value,
+        limit: u64,
+        budget: &'d Budget,
+        memo: std::collections::HashMap<Pair, u64>,
+        open: HashSet<Pair>,
+        depth: usize,
+    }
+    impl<'d> Visits<'d> {
+        fn sum(&mut self, pairs: impl Iterator<Item = (&'d Value, &'d Value)>) -> Result<u64, bool> {
+            let mut total = 0u64;
+            for (s, i) in pairs {
+                total = total.saturating_add(self.count(s, i)?);
+                if total > self.limit {
+                    return Err(true);
+                }
+            }
+            Ok(total)
+        }
+
+        fn count(&mut self, s: &'d Value, i: &'d Value) -> Result<u64, bool> {
+            let key: Pair = (s, i);
+            if let Some(&n) = self.memo.get(&key) {
+                return Ok(n);
+            }
+            let Value::Object(m) = s else { return Ok(1) };
+            if !self.open.insert(key) {
+                return Err(false);
+            }
+            if self.depth > 512 || !self.budget.step() {
+                return Err(true);
+            }
+            self.depth += 1;
+            let get = |k: &str| m.get(k);
+            let mut here: Vec<&'d Value> = Vec::new();
+            for k in ["$ref", "$dynamicRef", "$recursiveRef"] {
+                if let Some(r) = get(k).and_then(Value::as_str)
+                    && let Ok((_, target)) = schema::resolve(self.doc, Some(m), r)
+                {
+                    here.push(target);
+                }
+            }
+            for k in ["allOf", "anyOf", "oneOf"] {
+                here.extend(get(k).and_then(Value::as_array).into_iter().flatten());
+            }
+            here.extend(["not", "if", "then", "else"].into_iter().filter_map(get));
+            here.extend(get("dependentSchemas").and_then(Value::as_object).into_iter().flat_map(|d| d.values()));
+            let mut pairs: Vec<(&'d Value, &'d Value)> = here.into_iter().map(|x| (x, i)).collect();
+            let mut names = 0u64;
+            match i {
+                Value::Object(members) => {
+                    let props = get("properties").and_then(Value::as_object);
+                    let patterns = get("patternProperties").and_then(Value::as_object);
+                    let rest: Vec<&'d Value> =
+                        ["additionalProperties", "unevaluatedProperties"].into_iter().filter_map(get).collect();
+                    for (k, v) in members {
+                        pairs.extend(props.and_then(|p| p.get(k)).map(|x| (x, v)));
+                        pairs.extend(patterns.into_iter().flat_map(|p| p.values()).map(|x| (x, v)));
+                        pairs.extend(rest.iter().map(|x| (*x, v)));
+                    }
+                    if get("propertyNames").is_some() {
+                        names = members.len() as u64;
+                    }
+                }
+                Value::Array(items) => {
+                    let prefix = get("prefixItems").and_then(Value::as_array);
+                    let rest: Vec<&'d Value> = ["items", "additionalItems", "contains", "unevaluatedItems"]
+                        .into_iter()
+                        .filter_map(get)
+                        .collect();
+                    for (n, v) in items.iter().enumerate() {
+                        pairs.extend(prefix.and_then(|p| p.get(n)).map(|x| (x, v)));
+                        pairs.extend(rest.iter().map(|x| (*x, v)));
+                    }
+                }
+                _ => {}
+            }
+            let total = self.sum(pairs.into_iter())?.saturating_add(1 + names);
+            self.depth -= 1;
+            self.open.remove(&key);
+            self.memo.insert(key, total);
+            Ok(total)
+        }
+    }
+    let mut v = Visits { doc, limit, budget, memo: std::collections::HashMap::new(), open: HashSet::new(), depth: 0 };
+    v.count(doc, instance)
+}
+
+/// Validating one instance may take at most this many (subschema, instance location) visits; past it
+/// no witness is validated. Checked for the whole schema first ([`unfolded_size`], once), and per
+/// instance ([`instance_visits`]) only when the schema unfolds past it.
+pub const UNFOLDED: u64 = 1_000_000;
 
 /// The branch of a failed `anyOf`/`oneOf` that came closest to accepting the value: the fewest errors,
 /// then the deepest error (the most specific reason), then the first branch; with that deepest error.
@@ -702,7 +1008,7 @@ mod tests {
     fn examples_respect_constraints() {
         let root = json!({});
         let s = json!({"type": "object", "required": ["a", "b"], "properties": {"a": {"type": "integer", "minimum": 5, "multipleOf": 3}, "b": {"type": "string", "minLength": 9}}});
-        let v = example(&s, &root).unwrap();
+        let v = example(&s, &root, &Budget::default()).unwrap();
         assert!(jsonschema::is_valid(&s, &v), "{v}");
     }
 
@@ -714,7 +1020,7 @@ mod tests {
             Seg::Key { old: "tags".into(), new: "tags".into() },
             Seg::Index(0),
         ];
-        let v = embed(&root, &path, true, json!(7)).unwrap();
+        let v = embed(&root, &path, true, json!(7), &Budget::default()).unwrap();
         assert_eq!(v, json!({"q": "example", "filter": {"tags": [7]}}));
     }
 

@@ -456,7 +456,7 @@ fn a_24_level_all_of_diamond_is_walked_once_per_pair() {
     assert!(found.iter().any(|f| f.2.contains("`#/$defs/d24.v`")), "{found:?}");
     let budget: Vec<_> = found.iter().filter(|f| f.2.contains("(budget)")).collect();
     assert_eq!(budget.len(), 1, "{found:?}");
-    assert!(budget[0].2.contains("unfolds at its `$ref`s to more than 1,000,000 subschemas"), "{found:?}");
+    assert!(budget[0].2.contains("its validation could apply more than 1,000,000 subschemas"), "{found:?}");
 }
 
 #[test]

@@ -23,6 +23,12 @@ pub fn rule_uri(id: &str) -> String {
     format!("{}/blob/main/rules/{id}.md", env!("CARGO_PKG_REPOSITORY"))
 }
 
+/// A rule's message template as rule metadata: the optional notes a finding appends (`{note}`,
+/// `{successor_note}`) are left out; the named parts (`{tool}`) stay as placeholders.
+fn generic(template: &str) -> String {
+    template.replace("{note}", "").replace("{successor_note}", "")
+}
+
 #[must_use]
 pub fn render(analysis: &Analysis) -> String {
     let rules: Vec<Value> = RuleId::ALL
@@ -33,8 +39,8 @@ pub fn render(analysis: &Analysis) -> String {
                 "id": m.id,
                 "name": m.name,
                 "shortDescription": {"text": m.summary},
-                "fullDescription": {"text": format!("{}. {}", m.summary, m.why)},
-                "help": {"text": m.migration, "markdown": m.doc},
+                "fullDescription": {"text": format!("{}. {}", m.summary, generic(m.why))},
+                "help": {"text": generic(m.migration), "markdown": m.doc},
                 "helpUri": rule_uri(m.id),
                 "defaultConfiguration": {"level": level(m.severity)},
                 "properties": {"direction": m.direction.as_str()},

@@ -307,7 +307,7 @@ fn candidates(root: &Value, other: &Value, input: bool, budget: &Budget) -> Vec<
             if !fits(branch, root) {
                 continue;
             }
-            let path = [Seg::Branch { keyword: static_keyword(keyword), old: i, new: i }];
+            let path = [Seg::Branch { keyword: super::static_keyword(keyword), old: i, new: i }];
             if let Some(v) = witness::example(branch, root, budget)
                 .and_then(|local| witness::embed(root, &path, input, local, budget))
             {
@@ -410,7 +410,12 @@ fn properties(out: &mut Candidates<'_>, top: &Value) {
             for (key, s) in props {
                 let child_name = if name.is_empty() { key.clone() } else { format!("{name}.{key}") };
                 let seg = Seg::Key { old: key.clone(), new: key.clone() };
-                children.push((seg, format!("{ptr}/properties/{}", escape_token(key)), child_name, s));
+                children.push((
+                    seg,
+                    format!("{ptr}/properties/{}", crate::load::span::escape_token(key)),
+                    child_name,
+                    s,
+                ));
             }
         }
         if let Some(items) = map.get("items").filter(|i| i.is_object()) {
@@ -522,37 +527,9 @@ fn conditional(p: &str) -> Option<&str> {
     matches!(last, "if" | "then" | "else").then_some(holder)
 }
 
-fn static_keyword(keyword: &str) -> &'static str {
-    if keyword == "anyOf" { "anyOf" } else { "oneOf" }
-}
-
-fn escape_token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
-/// Whether an instance is small enough to show and check (estimated JSON size).
+/// Whether an instance is small enough to show and check (its size as witnesses count it).
 fn small(v: &Value) -> bool {
-    let mut left = MAX_CANDIDATE_SIZE;
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
-        let cost = match v {
-            Value::String(s) => s.len() + 2,
-            Value::Array(a) => {
-                stack.extend(a);
-                2 + a.len()
-            }
-            Value::Object(o) => {
-                stack.extend(o.values());
-                2 + o.keys().map(|k| k.len() + 4).sum::<usize>()
-            }
-            _ => 5,
-        };
-        left = match left.checked_sub(cost) {
-            Some(l) => l,
-            None => return false,
-        };
-    }
-    true
+    witness::size_within(v, MAX_CANDIDATE_SIZE as u64).is_some()
 }
 
 /// Whether the example [`witness::example`] builds for `schema` stays under [`MAX_CANDIDATE_SIZE`],

@@ -92,7 +92,7 @@ impl<'b> Cx<'b> {
 
 /// The approximate size of `v` (as [`Cx`] counts it), or `None` past `limit`: linear in `limit` at
 /// most, whatever the size of `v`.
-fn size_within(v: &Value, limit: u64) -> Option<u64> {
+pub(crate) fn size_within(v: &Value, limit: u64) -> Option<u64> {
     let mut total = 0u64;
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {

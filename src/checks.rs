@@ -24,7 +24,10 @@ use crate::schema::TypeSet;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
     pub file: FileId,
+    /// The file's name as shown to users (may be `REV:PATH`).
     pub path: String,
+    /// The file's repository path (see [`crate::load::SourceFile::path`]).
+    pub artifact: String,
     pub line: usize,
     pub column: usize,
     /// Byte range to underline.
@@ -262,7 +265,14 @@ pub(crate) fn locate(tool: &Tool, pointer: &str, sources: &Sources) -> Option<Lo
         if let Some(local) = found {
             let range = local.start + offset..local.end + offset;
             let (line, column) = file.line_column(range.start);
-            return Some(Location { file: tool.file, path: file.name.clone(), line, column, range });
+            return Some(Location {
+                file: tool.file,
+                path: file.name.clone(),
+                artifact: file.path.clone(),
+                line,
+                column,
+                range,
+            });
         }
         let cut = p.rfind('/')?;
         p.truncate(cut);

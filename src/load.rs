@@ -24,8 +24,11 @@ pub use crate::text::{escape, hidden_kind, is_hidden};
 /// One source file, kept whole so that diagnostics can quote it.
 #[derive(Debug)]
 pub struct SourceFile {
-    /// The name shown to users (the path as given, or `<stdin>`).
+    /// The name shown to users (the path as given, `REV:PATH`, or `<stdin>`).
     pub name: String,
+    /// The file's path for tools that link to the repository (SARIF `artifactLocation.uri`, GitHub
+    /// `file=`): relative, `/`-separated, without a revision. Equal to `name` unless set otherwise.
+    pub path: String,
     /// The whole file; tools share it (each keeps its byte range), so no tool text is copied.
     pub text: std::sync::Arc<String>,
     line_starts: std::sync::OnceLock<Vec<usize>>,
@@ -41,6 +44,7 @@ impl SourceFile {
     #[must_use]
     pub fn new(name: String, text: String) -> SourceFile {
         SourceFile {
+            path: name.clone(),
             name,
             text: std::sync::Arc::new(text),
             line_starts: std::sync::OnceLock::new(),
@@ -285,7 +289,11 @@ pub fn load_source(source: &Source, sources: &mut Sources, mode: Mode, limits: L
         }
         Source::Git { rev, path } => {
             for (name, bytes) in git::read(rev, path, cap)? {
+                let repo_path = name.strip_prefix(&format!("{rev}:")).unwrap_or(&name).to_owned();
                 add_file(&mut snapshot, sources, name, bytes, mode)?;
+                if let Some(last) = sources.files.last_mut() {
+                    last.path = artifact_path(&repo_path);
+                }
             }
             return Ok(snapshot);
         }
@@ -305,7 +313,20 @@ pub fn load_source(source: &Source, sources: &mut Sources, mode: Mode, limits: L
         let bytes = read::file(path, cap, read::INPUT_LIMIT)?;
         add_file(&mut snapshot, sources, source.label(), bytes, mode)?;
     }
+    for file in &mut sources.files {
+        file.path = artifact_path(&file.path);
+    }
     Ok(snapshot)
+}
+
+/// A path as tools that link to a repository want it: `/`-separated, without a leading `./`.
+fn artifact_path(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    let mut rest = path.as_str();
+    while let Some(r) = rest.strip_prefix("./") {
+        rest = r.trim_start_matches('/');
+    }
+    rest.to_owned()
 }
 
 /// Loads a snapshot from bytes already in memory (used by tests and by git revisions).

@@ -128,3 +128,93 @@ fn golden_outputs_with_suppressed_and_note() {
     insta::assert_snapshot!("suppressed.markdown", report::markdown::render(&a));
     insta::assert_snapshot!("suppressed.junit", report::junit::render(&a, Some(Severity::Error)));
 }
+
+fn sh(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git").current_dir(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// `mcp-drift ARGS` in `dir`: exit code and standard output.
+fn drift_in(dir: &Path, args: &[&str]) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-drift")).current_dir(dir).args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A repository whose `v1/tools.json` (committed) has `deploy` and, on line 3, `status`; the working
+/// tree's `v2/tools.json` changes `deploy` and removes `status`.
+fn moved_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    sh(dir.path(), &["init", "-q", "-b", "main"]);
+    sh(dir.path(), &["config", "user.email", "ci@example.com"]);
+    sh(dir.path(), &["config", "user.name", "CI"]);
+    sh(dir.path(), &["config", "commit.gpgsign", "false"]);
+    std::fs::create_dir_all(dir.path().join("v1")).unwrap();
+    std::fs::create_dir_all(dir.path().join("v2 snaps")).unwrap();
+    std::fs::write(
+        dir.path().join("v1/tools.json"),
+        "{\"tools\": [\n{\"name\": \"deploy\", \"inputSchema\": {\"type\": \"object\"}},\n{\"name\": \"status\", \"inputSchema\": {\"type\": \"object\"}}\n]}\n",
+    )
+    .unwrap();
+    sh(dir.path(), &["add", "."]);
+    sh(dir.path(), &["commit", "-qm", "v1"]);
+    std::fs::write(
+        dir.path().join("v2 snaps/tools.json"),
+        "{\"tools\": [\n{\"name\": \"deploy\", \"inputSchema\": {\"type\": \"object\", \"properties\": {\"r\": {\"type\": \"string\"}}, \"required\": [\"r\"]}}\n]}\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn sarif_and_github_locations_are_repository_paths() {
+    let repo = moved_repo();
+    let (code, out) =
+        drift_in(repo.path(), &["diff", "HEAD:v1/tools.json", "v2 snaps/tools.json", "--format", "sarif"]);
+    assert_eq!(code, 1, "{out}");
+    let sarif: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let run = &sarif["runs"][0];
+    assert!(run["originalUriBaseIds"]["%SRCROOT%"].is_object(), "{run:#}");
+    let mut by_rule = std::collections::BTreeMap::new();
+    for result in run["results"].as_array().unwrap() {
+        let location = &result["locations"][0]["physicalLocation"];
+        assert_eq!(location["artifactLocation"]["uriBaseId"], "%SRCROOT%", "{location:#}");
+        by_rule.insert(result["ruleId"].as_str().unwrap().to_owned(), location.clone());
+    }
+    // The removed tool points at the old file, at its line; the changed one at the new file, encoded.
+    let removed = &by_rule["tool-removed"];
+    assert_eq!(removed["artifactLocation"]["uri"], "v1/tools.json");
+    assert_eq!(removed["region"]["startLine"], 3);
+    assert_eq!(by_rule["input-required-added"]["artifactLocation"]["uri"], "v2%20snaps/tools.json");
+    if let Some(validator) = sarif_validator() {
+        let errors: Vec<String> =
+            validator.iter_errors(&sarif).map(|e| format!("{}: {e}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{}", errors.join("\n"));
+    }
+
+    let (_, out) = drift_in(repo.path(), &["diff", "HEAD:v1/tools.json", "v2 snaps/tools.json", "--format", "github"]);
+    let removal = out.lines().find(|l| l.contains("tool-removed")).unwrap();
+    assert!(removal.starts_with("::error file=v1/tools.json,line=3,"), "{out}");
+    let required = out.lines().find(|l| l.contains("input-required-added")).unwrap();
+    assert!(required.starts_with("::error file=v2 snaps/tools.json,line=2,"), "{out}");
+    assert!(!out.contains("HEAD%3A"), "{out}");
+}
+
+#[test]
+fn sarif_driver_names_its_version_and_existing_rule_documents() {
+    let sarif: serde_json::Value =
+        serde_json::from_str(&report::sarif::render(&analysis("seed-deploy-preview-region"))).unwrap();
+    let driver = &sarif["runs"][0]["tool"]["driver"];
+    assert_eq!(driver["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(driver["semanticVersion"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(driver["informationUri"], env!("CARGO_PKG_REPOSITORY"));
+    let rules = driver["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), mcp_drift::catalog::RuleId::ALL.len());
+    let base = format!("{}/blob/main/", env!("CARGO_PKG_REPOSITORY"));
+    for rule in rules {
+        let uri = rule["helpUri"].as_str().unwrap();
+        let tail = uri.strip_prefix(&base).unwrap_or_else(|| panic!("{uri} is not under {base}"));
+        assert!(tail.starts_with("rules/"), "{uri}");
+        assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join(tail).is_file(), "{uri}: no such file in this repository");
+        assert_eq!(tail, format!("rules/{}.md", rule["id"].as_str().unwrap()));
+    }
+}

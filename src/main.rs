@@ -264,7 +264,9 @@ fn render(
         FormatArg::Json => report::json::render(analysis),
         FormatArg::Sarif => report::sarif::render(analysis),
         FormatArg::Github => report::github::render(analysis),
-        FormatArg::Markdown => report::markdown::render(analysis),
+        FormatArg::Markdown => {
+            report::markdown::render_with(analysis, &report::links::Links::from_env(|k| std::env::var(k).ok()))
+        }
         FormatArg::Junit => report::junit::render(analysis, fail_on.threshold()),
     }
 }

@@ -218,3 +218,71 @@ fn sarif_driver_names_its_version_and_existing_rule_documents() {
         assert_eq!(tail, format!("rules/{}.md", rule["id"].as_str().unwrap()));
     }
 }
+
+/// Two tools with errors, one of them with a warning too; three narrowed enums share one migration.
+fn mixed() -> mcp_drift::Analysis {
+    let tool = |name: &str, desc: &str, required: bool, modes: &[&str]| {
+        let mut schema = serde_json::json!({"type": "object", "properties": {
+            "r": {"type": "string"},
+            "m1": {"type": "string", "enum": modes}, "m2": {"type": "string", "enum": modes},
+        }});
+        if required {
+            schema["required"] = serde_json::json!(["r"]);
+        }
+        serde_json::json!({"name": name, "description": desc, "inputSchema": schema})
+    };
+    let old = serde_json::json!({"tools": [
+        tool("alpha", "Returns at most 100 items.", false, &["a", "b"]),
+        tool("beta", "Deploys.", false, &["a", "b"]),
+    ]});
+    let new = serde_json::json!({"tools": [
+        tool("alpha", "Returns at most 10 items.", true, &["a"]),
+        tool("beta", "Deploys.", true, &["a"]),
+    ]});
+    mcp_drift::diff_texts(&old.to_string(), &new.to_string()).unwrap()
+}
+
+#[test]
+fn markdown_lists_errors_first_and_says_a_shared_migration_once() {
+    let a = mixed();
+    let md = report::markdown::render(&a);
+    let lines: Vec<&str> = md.lines().collect();
+    let last_error = lines.iter().rposition(|l| l.starts_with("- **error**")).unwrap();
+    let first_warning = lines.iter().position(|l| l.starts_with("- **warning**")).unwrap();
+    assert!(last_error < first_warning, "an error after a warning:\n{md}");
+    assert!(md.contains("### Errors (6)") && md.contains("### Warnings ("), "{md}");
+    let migration = "Keep accepting the removed values for a deprecation window";
+    assert_eq!(md.matches(migration).count(), 1, "{md}");
+    assert!(md.contains("  - Migration (**M1**, for 4 findings): Keep accepting"), "{md}");
+    assert_eq!(md.matches("  - Migration: as **M1** above.").count(), 3, "{md}");
+    insta::assert_snapshot!("mixed.markdown", md);
+}
+
+#[test]
+fn markdown_links_locations_when_the_repository_is_known() {
+    let a = mixed();
+    let links = report::links::Links::from_env(|k| match k {
+        "GITHUB_SERVER_URL" => Some("https://github.com".into()),
+        "GITHUB_REPOSITORY" => Some("octo/tools".into()),
+        "GITHUB_SHA" => Some("0123abc".into()),
+        _ => None,
+    });
+    let md = report::markdown::render_with(&a, &links);
+    let at = md.lines().find(|l| l.starts_with("  - At ")).unwrap();
+    assert!(
+        at.starts_with("  - At [`new.json:")
+            && at.contains("](https://github.com/octo/tools/blob/0123abc/new.json#L")
+            && at.contains("(before: [`old.json:"),
+        "{at}"
+    );
+    // Without a repository, the same places, not linked.
+    let plain = report::markdown::render(&a);
+    assert!(!plain.contains("](http"), "{plain}");
+    assert!(plain.lines().any(|l| l.starts_with("  - At `new.json:")), "{plain}");
+}
+
+#[test]
+fn markdown_shows_the_word_diff_of_a_description_edit() {
+    let md = report::markdown::render(&mixed());
+    assert!(md.contains("  - Edit: Returns at most <del>100</del><ins>10</ins> items."), "{md}");
+}

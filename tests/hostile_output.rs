@@ -643,6 +643,10 @@ fn markdown_shows_exactly_the_input_text() {
         let expected = read(&format!("{} {}: {}", f.severity, f.rule.as_str(), mcp_drift::text::escape(&f.message)));
         assert!(visible.contains(&expected), "{expected:?} is not shown as written in\n{visible:#?}\n{md}");
     }
+    // Backticks too: a quoted name is one code span, whatever it holds.
+    let exact = |s: &str| s.replace('\u{200b}', "").split_whitespace().collect::<Vec<_>>().join(" ");
+    let wanted = exact(&format!("error input-required-added: p{Q} is now required (existing parameter made required)"));
+    assert!(items.iter().any(|i| exact(i) == wanted), "{wanted:?} not in\n{items:#?}");
     // The word diff: `100` struck through, `10` inserted, the payload around them as written.
     assert_eq!(marked, ["100", "10"], "{md}");
     let edit = md.lines().find(|l| l.contains("Edit:")).unwrap();

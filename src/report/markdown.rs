@@ -91,24 +91,95 @@ fn text(s: &str) -> String {
 /// [`text`] and the inner ones [`code`]. Safe for any input (a name with a backtick only moves the
 /// split); an unpaired last backtick stays a literal one.
 fn prose(s: &str) -> String {
+    prose_named(s, &[])
+}
+
+/// [`prose`] that knows the names a message may quote (`names`): a backtick followed by one of them
+/// and a closing backtick is that name in one code span, whatever backticks the name holds (the
+/// longest such name wins); any other backtick pairs up as in [`prose`].
+fn prose_named(s: &str, names: &[String]) -> String {
     let s = clip(s, MAX_FIELD);
-    let parts: Vec<&str> = s.split('`').collect();
     let mut out = String::with_capacity(s.len() + 16);
-    for (i, part) in parts.iter().enumerate() {
-        if i % 2 == 0 {
-            // Two code spans side by side would read as one longer fence: keep them apart.
-            if part.is_empty() && i > 0 && i + 2 < parts.len() {
-                out.push_str("&#8203;");
-            }
-            out.push_str(&text(part));
-        } else if i + 1 == parts.len() {
-            out.push_str("\\`");
-            out.push_str(&text(part));
+    let mut plain = String::new();
+    let mut rest: &str = &s;
+    while let Some(at) = rest.find('`') {
+        plain.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let known = names
+            .iter()
+            .filter(|n| !n.is_empty() && after.starts_with(n.as_str()) && after[n.len()..].starts_with('`'))
+            .max_by_key(|n| n.len());
+        let end = known.map(String::len).or_else(|| after.find('`'));
+        let Some(end) = end else {
+            // An unpaired backtick: a literal one ([`text`] escapes it).
+            plain.push('`');
+            rest = after;
+            continue;
+        };
+        let (inner, next) = (&after[..end], &after[end + 1..]);
+        // Two code spans side by side would read as one longer fence: keep them apart.
+        if plain.is_empty() && out.ends_with('`') {
+            out.push_str("&#8203;");
+        }
+        out.push_str(&text(&std::mem::take(&mut plain)));
+        out.push_str(&code(inner));
+        rest = next;
+    }
+    plain.push_str(rest);
+    out.push_str(&text(&plain));
+    out
+}
+
+/// The input names a finding's message and migration may quote: the tool, the old name of a rename,
+/// and the parameter path and names of the pointers; when the text holds more backticks than its
+/// rule's template (a quoted name has backticks of its own), also every property name of the tool.
+fn names(f: &Finding, analysis: &Analysis) -> Vec<String> {
+    let mut out = vec![f.tool.clone()];
+    for p in std::iter::once(f.pointer.as_str()).chain(f.from.as_deref()) {
+        if p.starts_with('/') {
+            out.push(crate::checks::readable_path(p));
+            out.extend(crate::load::span::pointer_tokens(p));
         } else {
-            out.push_str(&code(part));
+            out.push(p.to_owned());
+        }
+    }
+    let ticks = |s: &str| s.matches('`').count();
+    let meta = f.rule.meta();
+    if ticks(&f.message) > ticks(meta.message) || ticks(&f.migration) > ticks(meta.migration) {
+        let key = match &f.snapshot {
+            Some(file) => format!("{file}: {}", f.tool),
+            None => f.tool.clone(),
+        };
+        for side in [&analysis.old, &analysis.new] {
+            if let Some(tool) = side.tools.get(&key) {
+                property_names(tool.value(), &mut out);
+            }
         }
     }
     out
+}
+
+/// The most property names [`property_names`] collects from one tool.
+const MAX_NAMES: usize = 10_000;
+
+/// The keys of every `properties` object inside `v` (iteratively: schemas can nest deeply).
+fn property_names(v: &serde_json::Value, out: &mut Vec<String>) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        if out.len() >= MAX_NAMES {
+            return;
+        }
+        match v {
+            serde_json::Value::Object(map) => {
+                if let Some(serde_json::Value::Object(props)) = map.get("properties") {
+                    out.extend(props.keys().cloned());
+                }
+                stack.extend(map.values());
+            }
+            serde_json::Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
 }
 
 /// A word diff (`[-old-]{+new+}`, as [`crate::meaning::word_diff`] writes it) with the removed words
@@ -189,21 +260,22 @@ impl<'a> Migrations<'a> {
         Migrations { shared, written: std::collections::BTreeSet::new() }
     }
 
-    fn line(&mut self, migration: &'a str) -> String {
+    fn line(&mut self, migration: &'a str, names: &[String]) -> String {
         match self.shared.get(migration) {
             Some(&(label, _)) if self.written.contains(migration) => format!("Migration: as **M{label}** above."),
             Some(&(label, n)) => {
                 self.written.insert(migration);
-                format!("Migration (**M{label}**, for {n} findings): {}", prose(migration))
+                format!("Migration (**M{label}**, for {n} findings): {}", prose_named(migration, names))
             }
-            None => format!("Migration: {}", prose(migration)),
+            None => format!("Migration: {}", prose_named(migration, names)),
         }
     }
 }
 
-fn finding<'a>(f: &'a Finding, links: &Links, migrations: &mut Migrations<'a>) -> String {
+fn finding<'a>(f: &'a Finding, analysis: &Analysis, links: &Links, migrations: &mut Migrations<'a>) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "- **{}** {}: {}", f.severity, code(f.rule.as_str()), prose(&f.message));
+    let names = names(f, analysis);
+    let _ = writeln!(out, "- **{}** {}: {}", f.severity, code(f.rule.as_str()), prose_named(&f.message, &names));
     let removal = f.at_old || f.new.is_none();
     let at = match (&f.new, &f.old) {
         (Some(new), Some(old)) if removal => {
@@ -220,7 +292,7 @@ fn finding<'a>(f: &'a Finding, links: &Links, migrations: &mut Migrations<'a>) -
     for n in &f.notes {
         let _ = writeln!(out, "  - {}", note(n));
     }
-    let _ = writeln!(out, "  - {}", migrations.line(&f.migration));
+    let _ = writeln!(out, "  - {}", migrations.line(&f.migration, &names));
     if let Some(w) = f.witness.as_ref().filter(|_| f.severity > Severity::Info) {
         let instance = w.instance.to_string();
         let _ = writeln!(out, "  - Witness: {} ({})", code(&clip(&instance, MAX_WITNESS)), prose(&w.rejected_because));
@@ -331,7 +403,7 @@ fn findings(out: String, analysis: &Analysis, links: &Links) -> String {
                 None => format!("#### {}\n\n", code(tool)),
             });
             for f in findings {
-                let part = finding(f, links, &mut migrations);
+                let part = finding(f, analysis, links, &mut migrations);
                 let head = format!("{}{}", section.as_deref().unwrap_or(""), heading.as_deref().unwrap_or(""));
                 if b.push(&(head + &part), FINDINGS_BUDGET) {
                     section = None;
@@ -410,6 +482,9 @@ mod tests {
         assert_eq!(prose("a `b` c"), "a `b` c");
         assert_eq!(prose("a `<b>` `c"), "a `<b>` \\`c");
         assert_eq!(prose("`x``y`"), "`x`&#8203;`y`");
+        assert_eq!(prose("`a`b` c"), "`a`b\\` c");
+        let names = ["a`b".to_owned(), "a".to_owned()];
+        assert_eq!(prose_named("`a`b` is `a` now `", &names), "``a`b`` is `a` now \\`");
         assert_eq!(text("hi @team www.x.io"), "hi @&#8203;team www&#8203;.x.io");
         assert_eq!(text("éwww.x"), "éwww&#8203;.x");
         assert_eq!(text("é."), "é.");

@@ -286,3 +286,41 @@ fn markdown_shows_the_word_diff_of_a_description_edit() {
     let md = report::markdown::render(&mixed());
     assert!(md.contains("  - Edit: Returns at most <del>100</del><ins>10</ins> items."), "{md}");
 }
+
+#[test]
+fn markdown_links_places_read_at_a_commit_to_that_commit() {
+    let repo = moved_repo();
+    let head = std::process::Command::new("git").current_dir(repo.path()).args(["rev-parse", "HEAD"]).output().unwrap();
+    let head = String::from_utf8(head.stdout).unwrap().trim().to_owned();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-drift"))
+        .current_dir(repo.path())
+        .args(["diff", &format!("{head}:v1/tools.json"), "v2 snaps/tools.json", "--format", "markdown"])
+        .env("GITHUB_SERVER_URL", "https://github.com")
+        .env("GITHUB_REPOSITORY", "octo/tools")
+        .env("GITHUB_SHA", "feedbeef")
+        .env_remove("MCP_DRIFT_HEAD_SHA")
+        .env_remove("MCP_DRIFT_BASE_SHA")
+        .output()
+        .unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    // The removed tool: the old file at the commit it was read at, shown by its repository path.
+    assert!(
+        md.contains(&format!(
+            "  - At [`v1/tools.json:3`](https://github.com/octo/tools/blob/{head}/v1/tools.json#L3) (removed)"
+        )),
+        "{md}"
+    );
+    // The working tree's file: at the checked-out commit, percent-encoded.
+    assert!(md.contains("](https://github.com/octo/tools/blob/feedbeef/v2%20snaps/tools.json#L2)"), "{md}");
+    // `HEAD:` is not a commit id: without MCP_DRIFT_BASE_SHA that side is not linked.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-drift"))
+        .current_dir(repo.path())
+        .args(["diff", "HEAD:v1/tools.json", "v2 snaps/tools.json", "--format", "markdown"])
+        .env("GITHUB_REPOSITORY", "octo/tools")
+        .env("GITHUB_SHA", "feedbeef")
+        .env_remove("MCP_DRIFT_BASE_SHA")
+        .output()
+        .unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(md.contains("  - At `HEAD:v1/tools.json:3` (removed)"), "{md}");
+}

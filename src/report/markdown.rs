@@ -219,12 +219,13 @@ fn note(n: &str) -> String {
     text(&(first + chars.as_str()))
 }
 
-/// `path:line`, linked to the repository when [`Links`] knows the file's revision.
+/// `path:line`, linked to the repository when [`Links`] knows the file's revision (then the path is
+/// the repository path, the revision being in the address); otherwise the file's name as given
+/// (`REV:PATH` for a file read from git).
 fn place(l: &crate::checks::Location, old: bool, links: &Links) -> String {
-    let shown = code(&format!("{}:{}", l.path, l.line));
     match links.url(l, old) {
-        Some(url) => format!("[{shown}]({url})"),
-        None => shown,
+        Some(url) => format!("[{}]({url})", code(&format!("{}:{}", l.artifact, l.line))),
+        None => code(&format!("{}:{}", l.path, l.line)),
     }
 }
 

@@ -324,3 +324,13 @@ fn markdown_links_places_read_at_a_commit_to_that_commit() {
     let md = String::from_utf8(out.stdout).unwrap();
     assert!(md.contains("  - At `HEAD:v1/tools.json:3` (removed)"), "{md}");
 }
+
+#[test]
+fn markdown_clean_runs_count_the_tools() {
+    let same = analysis("seed-deploy-preview-region");
+    let same = mcp_drift::diff(&same.old.label, &same.old.label).unwrap();
+    assert!(report::markdown::render(&same).contains("\nNo contract changes across 1 tool.\n"));
+    let lint =
+        mcp_drift::lint(&["corpus/lint/clean/snapshot.json".to_owned()], mcp_drift::lint::Options::default()).unwrap();
+    assert!(report::markdown::render(&lint).contains("\nNo lint findings across 3 tools.\n"));
+}

@@ -349,7 +349,11 @@ pub fn render_with(analysis: &Analysis, links: &Links) -> String {
     };
     let _ = writeln!(out, "{}{accepted}\n", s.line());
     if analysis.findings.is_empty() {
-        let _ = writeln!(out, "No contract changes.");
+        // `no contract changes across 3 tools`, as the human format says it, as a sentence.
+        let line = super::human::clean_line(analysis, super::human::Run::of(analysis));
+        let mut chars = line.chars();
+        let first = chars.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
+        let _ = writeln!(out, "{}.", text(&(first + chars.as_str())));
     } else {
         let _ = writeln!(out, "| severity | findings |\n|---|---|");
         let _ = writeln!(out, "| error | {} |\n| warning | {} |\n| info | {} |\n", s.error, s.warning, s.info);

@@ -252,13 +252,21 @@ fn print(text: &str) -> Result<(), mcp_drift::Error> {
     }
 }
 
-fn render(format: FormatArg, analysis: &mcp_drift::Analysis, color: Color, fail_on: FailOn) -> String {
+fn render(
+    format: FormatArg,
+    analysis: &mcp_drift::Analysis,
+    color: Color,
+    fail_on: FailOn,
+    run: report::human::Run<'_>,
+) -> String {
     match format {
-        FormatArg::Human => report::human::render(analysis, use_color(color)),
+        FormatArg::Human => report::human::render_run(analysis, use_color(color), run),
         FormatArg::Json => report::json::render(analysis),
         FormatArg::Sarif => report::sarif::render(analysis),
         FormatArg::Github => report::github::render(analysis),
-        FormatArg::Markdown => report::markdown::render(analysis),
+        FormatArg::Markdown => {
+            report::markdown::render_with(analysis, &report::links::Links::from_env(|k| std::env::var(k).ok()))
+        }
         FormatArg::Junit => report::junit::render(analysis, fail_on.threshold()),
     }
 }
@@ -290,15 +298,16 @@ fn report(
     mut analysis: mcp_drift::Analysis,
     args: &ReportArgs,
     (policy, fail_on): (Policy, FailOn),
+    run: report::human::Run<'_>,
 ) -> Result<ExitCode, mcp_drift::Error> {
     analysis.apply_policy(&policy);
     match &args.output {
         Some(path) => {
             // A file gets no terminal colours unless they are asked for.
             let color = if matches!(args.color, Color::Always) { Color::Always } else { Color::Never };
-            mcp_drift::policy::write_atomically(path, &render(args.format, &analysis, color, fail_on))?;
+            mcp_drift::policy::write_atomically(path, &render(args.format, &analysis, color, fail_on, run))?;
         }
-        None => print(&render(args.format, &analysis, args.color, fail_on))?,
+        None => print(&render(args.format, &analysis, args.color, fail_on, run))?,
     }
     let failed = fail_on.threshold().is_some_and(|t| analysis.findings.iter().any(|f| f.severity >= t));
     // The process ends here: freeing millions of parsed values one by one is wasted time.
@@ -345,11 +354,11 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                 _ => None,
             };
             let judged = policy(&r, judge_rev)?;
-            report(mcp_drift::diff_sources(&old, &new, input.limits())?, &r, judged)
+            report(mcp_drift::diff_sources(&old, &new, input.limits())?, &r, judged, report::human::Run::Diff)
         }
         Command::Lint { target, report: r } => {
             let judged = policy(&r, None)?;
-            report(target.run()?, &r, judged)
+            report(target.run()?, &r, judged, report::human::Run::Lint)
         }
         Command::Baseline { action: BaselineAction::Write { old, new, out, input } } => {
             write_baseline(mcp_drift::diff_sources(&Source::parse(&old)?, &Source::parse(&new)?, input.limits())?, &out)
@@ -385,7 +394,8 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                     neutral(&drifted.join(", "))
                 );
             }
-            report(analysis, &r, judged)
+            let lock = lock.display().to_string();
+            report(analysis, &r, judged, report::human::Run::Verify { lock: &lock, drifted: drifted.len() })
         }
         Command::Rules { format } => {
             print(&match format {

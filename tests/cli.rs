@@ -33,8 +33,10 @@ fn fail_on_threshold() {
 }
 
 #[test]
-fn identical_input_prints_nothing() {
-    bin().args(["diff", SEED_OLD, SEED_OLD]).assert().code(0).stdout("");
+fn identical_input_says_so_in_one_line() {
+    bin().args(["diff", SEED_OLD, SEED_OLD]).assert().code(0).stdout("no contract changes across 1 tool\n");
+    let many = "corpus/reordered-keys-and-tools/old.json";
+    bin().args(["diff", many, many]).assert().code(0).stdout("no contract changes across 3 tools\n");
 }
 
 #[test]
@@ -201,7 +203,7 @@ fn directories_of_several_snapshots_pair_by_path_and_group_by_file() {
 #[test]
 fn lint_exit_codes_formats_and_config() {
     let clean = "corpus/lint/clean/snapshot.json";
-    bin().args(["lint", clean]).assert().code(0).stdout("");
+    bin().args(["lint", clean]).assert().code(0).stdout("no lint findings across 3 tools\n");
     bin().args(["lint", clean, "--protocol", "2025-06-18", "--format", "json"]).assert().code(0);
     let broken = "corpus/lint/input-not-object/snapshot.json";
     let out = bin().args(["lint", broken]).assert().code(1).get_output().stdout.clone();
@@ -255,7 +257,7 @@ fn lint_input_errors_and_usage() {
         .write_stdin("{\"name\": \"ok\", \"description\": \"Fine.\", \"inputSchema\": {\"type\": \"object\", \"additionalProperties\": false}}")
         .assert()
         .code(0)
-        .stdout("");
+        .stdout("no lint findings across 1 tool\n");
 }
 
 #[test]

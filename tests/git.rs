@@ -150,7 +150,11 @@ fn ambiguous_rev_path_is_a_usage_error() {
     }
     assert!(!r.path().join("mcp-drift-baseline.json").exists());
     let (code, out, err) = drift(r.path(), &["diff", "./main:tools.json", "tools.json"]);
-    assert_eq!((code, out.as_str()), (0, ""), "the file, compared with an identical one: {err}");
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "no contract changes across 1 tool\n"),
+        "the file, compared with an identical one: {err}"
+    );
     let (code, out, err) = drift(r.path(), &["diff", "main:tools.json", "./main:tools.json"]);
     assert_eq!(code, 2, "{out}{err}");
     // Not a revision: the file, as before.

@@ -289,6 +289,8 @@ fn json_and_sarif_keep_the_exact_strings() {
         .collect();
     assert!(!uris.is_empty());
     for uri in uris {
+        // The fixture's files are absolute temporary paths: `file:` URIs, the rest percent-encoded.
+        let uri = uri.strip_prefix("file://").unwrap_or(uri);
         assert!(uri.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~/%".contains(&b)), "{uri}");
         assert!(
             uri.contains("%0A%3A%3Aerror%3A%3Aforged-file%1B%5D52%3Bc%3BZXZpbA%3D%3D%07%E2%80%AEnosj.json"),
@@ -321,7 +323,7 @@ fn check_markdown(md: &str, a: &mcp_drift::Analysis) {
         }
         match event {
             Event::Html(h) | Event::InlineHtml(h) => {
-                let ours = ["<details><summary>", "</summary>", "</details>"];
+                let ours = ["<details><summary>", "</summary>", "</details>", "<del>", "</del>", "<ins>", "</ins>"];
                 let h = h.trim();
                 assert!(
                     ours.iter().any(|o| h.starts_with(o)) && !h.contains("<!--") && !h.contains("<img"),
@@ -366,7 +368,15 @@ fn check_markdown(md: &str, a: &mcp_drift::Analysis) {
         };
         assert!(headings.contains(&shown), "no heading {shown:?} in {headings:?}");
     }
-    assert_eq!(headings.len(), 1 + tools.len() + usize::from(!a.suppressed.is_empty()), "{headings:?}");
+    // Besides: a section per severity, a tool heading per severity it has.
+    let sections: std::collections::BTreeSet<_> = a.findings.iter().map(|f| f.severity).collect();
+    let per_section: std::collections::BTreeSet<_> =
+        a.findings.iter().map(|f| (f.severity, f.snapshot.as_deref(), f.tool.as_str())).collect();
+    assert_eq!(
+        headings.len(),
+        1 + sections.len() + per_section.len() + usize::from(!a.suppressed.is_empty()),
+        "{headings:?}"
+    );
     // Every finding is visible: its rule id is in the rendered text (nothing hides it in a comment).
     for rule in rules(a) {
         assert!(visible.contains(rule), "{rule} hidden:\n{md}");
@@ -545,4 +555,117 @@ proptest::proptest! {
         roxmltree::Document::parse(&report::junit::render(&a, None)).unwrap();
         check_markdown(&report::markdown::render(&a), &a);
     }
+}
+
+/// Markdown punctuation, entities, mentions, issue references and links: what a maintainer must see
+/// as written, never as markup.
+const Q: &str = "<b>x</b> a|b \\| `t` `` &amp; &lt; @user #1 https://e.x/y www.e.x *em* _u_ [l](u) ![i](u) ~~s~~ <!-- c --> </details>";
+
+/// Collapses what `CommonMark` may change without changing what is read: runs of spaces, the zero-width
+/// spaces that break mentions and links, and the backticks of code spans.
+fn read(s: &str) -> String {
+    s.replace(['\u{200b}', '`'], "").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn markdown_shows_exactly_the_input_text() {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let old = json!({"tools": [{"name": format!("t{Q}"), "description": format!("Returns at most 100 items. {Q}"),
+    "inputSchema": {"type": "object", "properties": {
+        format!("p{Q}"): {"type": "string"},
+        "mode": {"type": "string", "enum": ["a", Q]},
+    }}}]});
+    let new = json!({"tools": [{"name": format!("t{Q}"), "description": format!("Returns at most 10 items. {Q}"),
+        "inputSchema": {"type": "object", "properties": {
+            format!("p{Q}"): {"type": "string"},
+            "mode": {"type": "string", "enum": ["a"]},
+        }, "required": [format!("p{Q}")]}}]});
+    let a = mcp_drift::diff_texts(&old.to_string(), &new.to_string()).unwrap();
+    assert!(a.findings.len() >= 3, "{:#?}", a.findings);
+    let links = report::links::Links::from_env(|k| match k {
+        "GITHUB_REPOSITORY" => Some("o/r".into()),
+        "GITHUB_SHA" => Some("feed".into()),
+        _ => None,
+    });
+    let md = report::markdown::render_with(&a, &links);
+    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+
+    // The first line of every finding, as read; the struck and inserted words of the word diff; code.
+    let (mut items, mut depth, mut line, mut in_first) = (Vec::new(), 0, String::new(), false);
+    let (mut marked, mut mark, mut codes) = (Vec::new(), None::<String>, Vec::new());
+    for event in Parser::new_ext(&md, options) {
+        match event {
+            Event::Start(Tag::Item) => {
+                depth += 1;
+                in_first = depth == 1;
+            }
+            Event::Start(Tag::List(_)) if depth == 1 && in_first => {
+                in_first = false;
+                items.push(std::mem::take(&mut line));
+            }
+            Event::End(TagEnd::Item) => {
+                if depth == 1 && in_first {
+                    items.push(std::mem::take(&mut line));
+                }
+                depth -= 1;
+            }
+            Event::Text(ref t) | Event::Code(ref t) => {
+                if let Event::Code(c) = &event {
+                    codes.push(c.to_string());
+                }
+                if in_first {
+                    line.push_str(t);
+                }
+                if let Some(m) = mark.as_mut() {
+                    m.push_str(t);
+                }
+            }
+            Event::InlineHtml(h) | Event::Html(h) => match h.trim() {
+                "<del>" | "<ins>" => mark = Some(String::new()),
+                "</del>" | "</ins>" => marked.push(mark.take().unwrap()),
+                h if h.starts_with("<details><summary>") || h == "</summary>" || h == "</details>" => {}
+                h => panic!("HTML from the input: {h:?}\n{md}"),
+            },
+            Event::Start(Tag::Link { dest_url, .. }) => {
+                // Both texts are working-tree files here: both sides are in the checked-out commit.
+                let ours = ["new.json", "old.json"].map(|f| format!("https://github.com/o/r/blob/feed/{f}#L"));
+                assert!(ours.iter().any(|o| dest_url.starts_with(o.as_str())), "{dest_url}\n{md}");
+            }
+            Event::Start(Tag::Image { .. } | Tag::Strikethrough | Tag::Emphasis | Tag::HtmlBlock) => {
+                panic!("markup from the input: {event:?}\n{md}");
+            }
+            Event::Start(Tag::Strong) if !in_first => panic!("bold text from the input:\n{md}"),
+            _ => {}
+        }
+    }
+    let visible: Vec<String> = items.iter().map(|i| read(i)).collect();
+    for f in &a.findings {
+        let expected = read(&format!("{} {}: {}", f.severity, f.rule.as_str(), mcp_drift::text::escape(&f.message)));
+        assert!(visible.contains(&expected), "{expected:?} is not shown as written in\n{visible:#?}\n{md}");
+    }
+    // Backticks too: a quoted name is one code span, whatever it holds.
+    let exact = |s: &str| s.replace('\u{200b}', "").split_whitespace().collect::<Vec<_>>().join(" ");
+    let wanted = exact(&format!("error input-required-added: p{Q} is now required (existing parameter made required)"));
+    assert!(items.iter().any(|i| exact(i) == wanted), "{wanted:?} not in\n{items:#?}");
+    // The word diff: `100` struck through, `10` inserted, the payload around them as written.
+    assert_eq!(marked, ["100", "10"], "{md}");
+    let edit = md.lines().find(|l| l.contains("Edit:")).unwrap();
+    let shown = Parser::new_ext(edit, options)
+        .filter_map(|e| match e {
+            Event::Text(t) | Event::Code(t) => Some(t.to_string()),
+            _ => None,
+        })
+        .collect::<String>();
+    assert!(read(&shown).ends_with(&read(&format!("10010 items. {Q}"))), "{shown:?}");
+    // Names and witnesses in code spans show exactly (no entity or backslash escape inside).
+    assert!(codes.iter().any(|c| c.trim() == format!("t{Q}")), "{codes:#?}");
+    assert!(codes.contains(&json!({"mode": Q}).to_string()), "the witness as written: {codes:#?}");
+    // No issue reference (`#1`) in text: GitHub would link it, escaped or not.
+    for event in Parser::new_ext(&md, options) {
+        if let Event::Text(t) = event {
+            assert!(!t.as_bytes().windows(2).any(|w| w[0] == b'#' && w[1].is_ascii_digit()), "{t:?}");
+        }
+    }
+    // Every location links to its line at the checked-out commit.
+    assert!(md.contains("](https://github.com/o/r/blob/feed/new.json#L"), "{md}");
 }

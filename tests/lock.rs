@@ -22,7 +22,10 @@ fn lock_verify_round_trip_and_one_word_edit() {
     assert_eq!(drift(dir.path(), &["lock", "tools.json"]).0, 0);
     let lock = std::fs::read_to_string(dir.path().join("mcp-tools.lock")).unwrap();
     assert!(lock.contains("\"version\": 1") && lock.contains("\"sha256\""));
-    assert_eq!(drift(dir.path(), &["verify", "tools.json"]), (0, String::new(), String::new()));
+    assert_eq!(
+        drift(dir.path(), &["verify", "tools.json"]),
+        (0, "1 tool matches mcp-tools.lock\n".to_owned(), String::new())
+    );
 
     std::fs::write(dir.path().join("tools.json"), TOOLS.replace("most 100", "most 50")).unwrap();
     let (code, out, _) = drift(dir.path(), &["verify", "tools.json", "--fail-on", "warning"]);

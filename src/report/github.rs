@@ -1,4 +1,5 @@
-//! `--format github`: GitHub Actions workflow commands, one per finding, anchored to the new file (the
+//! `--format github`: GitHub Actions workflow commands, one per finding, anchored to the repository path
+//! ([`crate::checks::Location::artifact`], never `REV:PATH`) of the new file (the
 //! old file for removals), with the escaping GitHub requires. These commands are the only workflow
 //! commands the output contains: every value from the input is escaped first ([`crate::text::escape`]),
 //! then `%`, CR and LF (and `:` and `,` in properties) are percent-encoded and `##[` is broken up.
@@ -42,7 +43,7 @@ pub fn render(analysis: &Analysis) -> String {
         };
         let mut props = Vec::new();
         if let Some(l) = anchor(f) {
-            props.push(format!("file={}", property(&escape(&l.path))));
+            props.push(format!("file={}", property(&escape(&l.artifact))));
             props.push(format!("line={}", l.line));
             props.push(format!("col={}", l.column));
         }

@@ -159,12 +159,76 @@ fn diagnostic(f: &Finding, sources: &Sources) -> Diagnostic<FileId> {
         .with_notes(notes)
 }
 
-/// Renders every finding and a summary line; nothing at all when there are no findings.
+/// Which command produced the analysis: what its clean line says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Run<'a> {
+    /// `diff`: `no contract changes across 3 tools`.
+    Diff,
+    /// `lint`: `no lint findings across 3 tools`.
+    Lint,
+    /// `verify`: `all 3 tools match mcp-tools.lock`, or, when some hashes moved without a contract
+    /// finding, `no contract changes across 3 tools (1 tool differs from mcp-tools.lock in its hash
+    /// only)`.
+    Verify {
+        /// The lock file as named on the command line.
+        lock: &'a str,
+        /// Tools whose hash differs from the lock's.
+        drifted: usize,
+    },
+}
+
+impl Run<'_> {
+    /// The run `analysis` comes from when the caller does not say: `lint` builds analyses without an
+    /// old side (no label, no tools); anything else is read as a `diff`.
+    #[must_use]
+    pub fn of(analysis: &Analysis) -> Run<'static> {
+        if analysis.old.label.is_empty() && analysis.old.tools.is_empty() { Run::Lint } else { Run::Diff }
+    }
+}
+
+fn tools(n: usize) -> String {
+    format!("{n} tool{}", if n == 1 { "" } else { "s" })
+}
+
+/// The one line of a run without findings. Tools are counted once across both sides (a tool that
+/// exists on either side is compared).
+#[must_use]
+pub fn clean_line(analysis: &Analysis, run: Run<'_>) -> String {
+    let both = analysis.old.tools.keys().chain(analysis.new.tools.keys()).collect::<std::collections::BTreeSet<_>>();
+    match run {
+        Run::Diff => format!("no contract changes across {}", tools(both.len())),
+        Run::Lint => {
+            format!("no lint findings across {}", tools(analysis.new.tools.len() + analysis.new.repeated.len()))
+        }
+        Run::Verify { lock, drifted: 0 } => {
+            let lock = escape(lock);
+            match both.len() {
+                0 => format!("no tools, as in {lock}"),
+                1 => format!("1 tool matches {lock}"),
+                n => format!("all {n} tools match {lock}"),
+            }
+        }
+        Run::Verify { lock, drifted } => format!(
+            "no contract changes across {} ({} differ{} from {} in {} hash only)",
+            tools(both.len()),
+            tools(drifted),
+            if drifted == 1 { "s" } else { "" },
+            escape(lock),
+            if drifted == 1 { "its" } else { "their" }
+        ),
+    }
+}
+
+/// Renders every finding and a summary line; for a run without findings, the run notes and one line
+/// that says so ([`clean_line`], with the run read from the analysis by [`Run::of`]).
 #[must_use]
 pub fn render(analysis: &Analysis, color: bool) -> String {
-    if analysis.findings.is_empty() && analysis.suppressed.is_empty() && analysis.notes.is_empty() {
-        return String::new();
-    }
+    render_run(analysis, color, Run::of(analysis))
+}
+
+/// [`render`] for a run the caller names.
+#[must_use]
+pub fn render_run(analysis: &Analysis, color: bool, run: Run<'_>) -> String {
     let display = Display::new(&analysis.sources);
     let config = Config::default();
     let mut buffer = if color { Buffer::ansi() } else { Buffer::no_color() };
@@ -179,7 +243,11 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
     for note in &analysis.notes {
         let _ = writeln!(out, "note: {}", escape(note));
     }
-    out.push_str(&Summary::of(&analysis.findings).line());
+    if analysis.findings.is_empty() && analysis.suppressed.is_empty() {
+        out.push_str(&clean_line(analysis, run));
+    } else {
+        out.push_str(&Summary::of(&analysis.findings).line());
+    }
     if !analysis.suppressed.is_empty() {
         let n = analysis.suppressed.len();
         let _ = write!(out, " ({n} finding{} suppressed by configuration or baseline)", if n == 1 { "" } else { "s" });
@@ -206,6 +274,28 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clean_lines_count_tools_exactly() {
+        let one = r#"{"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}"#;
+        let a = crate::diff_texts(one, one).unwrap();
+        assert_eq!(render(&a, false), "no contract changes across 1 tool\n");
+        let two = r#"{"tools": [{"name": "a", "inputSchema": {"type": "object"}}, {"name": "b", "inputSchema": {"type": "object"}}]}"#;
+        let mut a = crate::diff_texts(two, two).unwrap();
+        assert_eq!(clean_line(&a, Run::Diff), "no contract changes across 2 tools");
+        // A tool on one side only counts once in the union.
+        a.new.tools.remove("b");
+        assert_eq!(clean_line(&a, Run::Diff), "no contract changes across 2 tools");
+        assert_eq!(clean_line(&a, Run::Verify { lock: "x.lock", drifted: 0 }), "all 2 tools match x.lock");
+        assert_eq!(
+            clean_line(&a, Run::Verify { lock: "x\n.lock", drifted: 1 }),
+            "no contract changes across 2 tools (1 tool differs from x\\n.lock in its hash only)"
+        );
+        let lint = crate::lint_text(one, crate::lint::Options::default()).unwrap();
+        assert_eq!(Run::of(&lint), Run::Lint);
+        a.notes.push("a note".into());
+        assert_eq!(render(&a, false), "note: a note\nno contract changes across 2 tools\n");
+    }
 
     #[test]
     fn mask_keeps_offsets_and_hides_lone_cr() {

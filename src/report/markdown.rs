@@ -1,6 +1,8 @@
 //! `--format markdown`: a pull-request comment and changelog-ready "Migration notes" report: a summary
-//! table by severity, then per tool the findings with their migration advice; long lists fold into
-//! `<details>`.
+//! table by severity, then one section per severity (errors first, compatible changes folded into
+//! `<details>`), per tool inside it, each finding with its places (linked to the repository's lines
+//! when [`Links`] knows the revision), the word diff of a description edit (`<del>`/`<ins>`), and its
+//! migration advice: a text several findings share is written once (`M1`) and referred to after.
 //!
 //! Everything from the input renders as text: names and witnesses in code spans whose fence is longer
 //! than any backtick run inside, every other text with Markdown punctuation backslash-escaped, `<`, `>`
@@ -13,6 +15,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::Summary;
+use super::links::Links;
 use crate::Analysis;
 use crate::catalog::Severity;
 use crate::checks::Finding;
@@ -69,6 +72,8 @@ fn text(s: &str) -> String {
             '@' => out.push_str("@&#8203;"),
             // `https://`, `www.`: bare links that GitHub would turn into links.
             ':' if rest.starts_with("//") => out.push_str(":&#8203;"),
+            // `#1`: GitHub links issue and pull request numbers in text, escaped or not.
+            '#' if rest.starts_with(|c: char| c.is_ascii_digit()) => out.push_str("\\#&#8203;"),
             '.' if out.len() >= 3 && out.get(out.len() - 3..).is_some_and(|w| w.eq_ignore_ascii_case("www")) => {
                 out.push_str("&#8203;.");
             }
@@ -86,30 +91,209 @@ fn text(s: &str) -> String {
 /// [`text`] and the inner ones [`code`]. Safe for any input (a name with a backtick only moves the
 /// split); an unpaired last backtick stays a literal one.
 fn prose(s: &str) -> String {
+    prose_named(s, &[])
+}
+
+/// [`prose`] that knows the names a message may quote (`names`): a backtick followed by one of them
+/// and a closing backtick is that name in one code span, whatever backticks the name holds (the
+/// longest such name wins); any other backtick pairs up as in [`prose`].
+fn prose_named(s: &str, names: &[String]) -> String {
     let s = clip(s, MAX_FIELD);
-    let parts: Vec<&str> = s.split('`').collect();
     let mut out = String::with_capacity(s.len() + 16);
-    for (i, part) in parts.iter().enumerate() {
-        if i % 2 == 0 {
-            // Two code spans side by side would read as one longer fence: keep them apart.
-            if part.is_empty() && i > 0 && i + 2 < parts.len() {
-                out.push_str("&#8203;");
-            }
-            out.push_str(&text(part));
-        } else if i + 1 == parts.len() {
-            out.push_str("\\`");
-            out.push_str(&text(part));
+    let mut plain = String::new();
+    let mut rest: &str = &s;
+    while let Some(at) = rest.find('`') {
+        plain.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let known = names
+            .iter()
+            .filter(|n| !n.is_empty() && after.starts_with(n.as_str()) && after[n.len()..].starts_with('`'))
+            .max_by_key(|n| n.len());
+        let end = known.map(String::len).or_else(|| after.find('`'));
+        let Some(end) = end else {
+            // An unpaired backtick: a literal one ([`text`] escapes it).
+            plain.push('`');
+            rest = after;
+            continue;
+        };
+        let (inner, next) = (&after[..end], &after[end + 1..]);
+        // Two code spans side by side would read as one longer fence: keep them apart.
+        if plain.is_empty() && out.ends_with('`') {
+            out.push_str("&#8203;");
+        }
+        out.push_str(&text(&std::mem::take(&mut plain)));
+        out.push_str(&code(inner));
+        rest = next;
+    }
+    plain.push_str(rest);
+    out.push_str(&text(&plain));
+    out
+}
+
+/// The input names a finding's message and migration may quote: the tool, the old name of a rename,
+/// and the parameter path and names of the pointers; when the text holds more backticks than its
+/// rule's template (a quoted name has backticks of its own), also every property name of the tool.
+fn names(f: &Finding, analysis: &Analysis) -> Vec<String> {
+    let mut out = vec![f.tool.clone()];
+    for p in std::iter::once(f.pointer.as_str()).chain(f.from.as_deref()) {
+        if p.starts_with('/') {
+            out.push(crate::checks::readable_path(p));
+            out.extend(crate::load::span::pointer_tokens(p));
         } else {
-            out.push_str(&code(part));
+            out.push(p.to_owned());
+        }
+    }
+    let ticks = |s: &str| s.matches('`').count();
+    let meta = f.rule.meta();
+    if ticks(&f.message) > ticks(meta.message) || ticks(&f.migration) > ticks(meta.migration) {
+        let key = match &f.snapshot {
+            Some(file) => format!("{file}: {}", f.tool),
+            None => f.tool.clone(),
+        };
+        for side in [&analysis.old, &analysis.new] {
+            if let Some(tool) = side.tools.get(&key) {
+                property_names(tool.value(), &mut out);
+            }
         }
     }
     out
 }
 
-fn finding(f: &Finding) -> String {
+/// The most property names [`property_names`] collects from one tool.
+const MAX_NAMES: usize = 10_000;
+
+/// The keys of every `properties` object inside `v` (iteratively: schemas can nest deeply).
+fn property_names(v: &serde_json::Value, out: &mut Vec<String>) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        if out.len() >= MAX_NAMES {
+            return;
+        }
+        match v {
+            serde_json::Value::Object(map) => {
+                if let Some(serde_json::Value::Object(props)) = map.get("properties") {
+                    out.extend(props.keys().cloned());
+                }
+                stack.extend(map.values());
+            }
+            serde_json::Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+}
+
+/// A word diff (`[-old-]{+new+}`, as [`crate::meaning::word_diff`] writes it) with the removed words
+/// struck through and the added ones underlined; every word through [`text`]. An unclosed marker (the
+/// diff is cut to a length) runs to the end.
+fn word_diff(s: &str) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "- **{}** {}: {}", f.severity, code(f.rule.as_str()), prose(&f.message));
-    let _ = writeln!(out, "  - Migration: {}", prose(&f.migration));
+    let mut rest = s;
+    while !rest.is_empty() {
+        let del = rest.find("[-");
+        let ins = rest.find("{+");
+        let (at, open, close, tag) = match (del, ins) {
+            (Some(d), Some(i)) if i < d => (i, "{+", "+}", "ins"),
+            (Some(d), _) => (d, "[-", "-]", "del"),
+            (None, Some(i)) => (i, "{+", "+}", "ins"),
+            (None, None) => break,
+        };
+        out.push_str(&text(&rest[..at]));
+        let inner = &rest[at + open.len()..];
+        let end = inner.find(close).unwrap_or(inner.len());
+        let _ = write!(out, "<{tag}>{}</{tag}>", text(&inner[..end]));
+        rest = inner.get(end + close.len()..).unwrap_or("");
+    }
+    out.push_str(&text(rest));
+    out
+}
+
+/// A finding's extra lines: the word diff of a description edit, readably; any other note as text.
+fn note(n: &str) -> String {
+    for (prefix, label) in [("edit: ", "Edit"), ("stated in the description: ", "Stated in the description")] {
+        if let Some(diff) = n.strip_prefix(prefix) {
+            return format!("{label}: {}", word_diff(diff));
+        }
+    }
+    let mut chars = n.chars();
+    let first = chars.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
+    text(&(first + chars.as_str()))
+}
+
+/// `path:line`, linked to the repository when [`Links`] knows the file's revision (then the path is
+/// the repository path, the revision being in the address); otherwise the file's name as given
+/// (`REV:PATH` for a file read from git).
+fn place(l: &crate::checks::Location, old: bool, links: &Links) -> String {
+    match links.url(l, old) {
+        Some(url) => format!("[{}]({url})", code(&format!("{}:{}", l.artifact, l.line))),
+        None => code(&format!("{}:{}", l.path, l.line)),
+    }
+}
+
+/// Migration texts written once: a text that several findings share is labelled (M1, M2, ...) where it
+/// first appears and referred to after that.
+#[derive(Default)]
+struct Migrations<'a> {
+    shared: BTreeMap<&'a str, (usize, usize)>,
+    written: std::collections::BTreeSet<&'a str>,
+}
+
+/// Shorter migration texts are repeated: a reference would be about as long.
+const SHARED_MIGRATION: usize = 60;
+
+impl<'a> Migrations<'a> {
+    fn of(findings: &[&'a Finding]) -> Migrations<'a> {
+        let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut order = Vec::new();
+        for f in findings {
+            let n = count.entry(f.migration.as_str()).or_default();
+            if *n == 0 {
+                order.push(f.migration.as_str());
+            }
+            *n += 1;
+        }
+        let mut shared = BTreeMap::new();
+        for m in order {
+            if count[m] > 1 && m.chars().count() > SHARED_MIGRATION {
+                let label = shared.len() + 1;
+                shared.insert(m, (label, count[m]));
+            }
+        }
+        Migrations { shared, written: std::collections::BTreeSet::new() }
+    }
+
+    fn line(&mut self, migration: &'a str, names: &[String]) -> String {
+        match self.shared.get(migration) {
+            Some(&(label, _)) if self.written.contains(migration) => format!("Migration: as **M{label}** above."),
+            Some(&(label, n)) => {
+                self.written.insert(migration);
+                format!("Migration (**M{label}**, for {n} findings): {}", prose_named(migration, names))
+            }
+            None => format!("Migration: {}", prose_named(migration, names)),
+        }
+    }
+}
+
+fn finding<'a>(f: &'a Finding, analysis: &Analysis, links: &Links, migrations: &mut Migrations<'a>) -> String {
+    let mut out = String::new();
+    let names = names(f, analysis);
+    let _ = writeln!(out, "- **{}** {}: {}", f.severity, code(f.rule.as_str()), prose_named(&f.message, &names));
+    let removal = f.at_old || f.new.is_none();
+    let at = match (&f.new, &f.old) {
+        (Some(new), Some(old)) if removal => {
+            Some(format!("{} (now {})", place(old, true, links), place(new, false, links)))
+        }
+        (Some(new), Some(old)) => Some(format!("{} (before: {})", place(new, false, links), place(old, true, links))),
+        (Some(new), None) => Some(place(new, false, links)),
+        (None, Some(old)) => Some(format!("{} (removed)", place(old, true, links))),
+        (None, None) => None,
+    };
+    if let Some(at) = at {
+        let _ = writeln!(out, "  - At {at}");
+    }
+    for n in &f.notes {
+        let _ = writeln!(out, "  - {}", note(n));
+    }
+    let _ = writeln!(out, "  - {}", migrations.line(&f.migration, &names));
     if let Some(w) = f.witness.as_ref().filter(|_| f.severity > Severity::Info) {
         let instance = w.instance.to_string();
         let _ = writeln!(out, "  - Witness: {} ({})", code(&clip(&instance, MAX_WITNESS)), prose(&w.rejected_because));
@@ -137,8 +321,15 @@ impl Budget {
     }
 }
 
+/// The report without links to the repository.
 #[must_use]
 pub fn render(analysis: &Analysis) -> String {
+    render_with(analysis, &Links::default())
+}
+
+/// The report with each location linked where `links` knows its revision.
+#[must_use]
+pub fn render_with(analysis: &Analysis, links: &Links) -> String {
     let s = Summary::of(&analysis.findings);
     let mut out = String::new();
     let _ = writeln!(out, "## Migration notes (mcp-drift)\n");
@@ -158,11 +349,15 @@ pub fn render(analysis: &Analysis) -> String {
     };
     let _ = writeln!(out, "{}{accepted}\n", s.line());
     if analysis.findings.is_empty() {
-        let _ = writeln!(out, "No contract changes.");
+        // `no contract changes across 3 tools`, as the human format says it, as a sentence.
+        let line = super::human::clean_line(analysis, super::human::Run::of(analysis));
+        let mut chars = line.chars();
+        let first = chars.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
+        let _ = writeln!(out, "{}.", text(&(first + chars.as_str())));
     } else {
         let _ = writeln!(out, "| severity | findings |\n|---|---|");
         let _ = writeln!(out, "| error | {} |\n| warning | {} |\n| info | {} |\n", s.error, s.warning, s.info);
-        out = findings(out, analysis);
+        out = findings(out, analysis, links);
     }
     suppressed(&mut out, analysis);
     // `##[` inside code spans (which show text as it is) and any join of escaped parts.
@@ -172,58 +367,61 @@ pub fn render(analysis: &Analysis) -> String {
     }
 }
 
-/// Per tool, the findings that fit in the budget, then a line that counts the rest.
-fn findings(out: String, analysis: &Analysis) -> String {
-    // Per snapshot file (directories of several snapshots) and tool.
-    let mut by_tool: BTreeMap<(Option<&str>, &str), Vec<&Finding>> = BTreeMap::new();
-    for f in &analysis.findings {
-        by_tool.entry((f.snapshot.as_deref(), &f.tool)).or_default().push(f);
-    }
-    // The most severe first, so that past the budget what is left out is never an error while a
-    // warning is shown: tools by their highest severity, then by file and name; findings by severity.
-    let mut by_tool: Vec<_> = by_tool.into_iter().collect();
-    let highest = |fs: &[&Finding]| fs.iter().map(|f| f.severity).max();
-    by_tool.sort_by(|a, b| highest(&b.1).cmp(&highest(&a.1)).then_with(|| a.0.cmp(&b.0)));
+/// Sections by severity (errors, then warnings, then compatible changes, folded when there is more
+/// to read), per tool inside each; only the findings that fit in the budget, then a line that counts
+/// the rest.
+fn findings(out: String, analysis: &Analysis, links: &Links) -> String {
+    // Past the budget what is left out is never an error while a warning is shown: the most severe
+    // section first; inside it, tools by file and name, findings in report order.
+    let mut ordered: Vec<&Finding> = analysis.findings.iter().collect();
+    ordered.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    let mut migrations = Migrations::of(&ordered);
+    let loud = ordered.iter().filter(|f| f.severity > Severity::Info).count();
     let mut b = Budget { out, left_out: 0 };
-    for ((file, tool), mut findings) in by_tool {
-        findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
-        let (loud, quiet): (Vec<&Finding>, Vec<&Finding>) =
-            findings.into_iter().partition(|f| f.severity > Severity::Info);
-        let mut heading = Some(match file {
-            Some(file) => format!("### {}: {}\n\n", code(file), code(tool)),
-            None => format!("### {}\n\n", code(tool)),
-        });
-        // The heading goes out with the first finding of the tool that fits.
-        let mut push = |b: &mut Budget, part: String| {
-            let part = match heading.take() {
-                Some(h) => h + &part,
-                None => part,
-            };
-            b.push(&part, FINDINGS_BUDGET)
-        };
-        for f in &loud {
-            push(&mut b, finding(f));
+    for (severity, title) in
+        [(Severity::Error, "Errors"), (Severity::Warning, "Warnings"), (Severity::Info, "Compatible changes")]
+    {
+        // Per snapshot file (directories of several snapshots) and tool.
+        let mut by_tool: BTreeMap<(Option<&str>, &str), Vec<&Finding>> = BTreeMap::new();
+        for f in ordered.iter().filter(|f| f.severity == severity) {
+            by_tool.entry((f.snapshot.as_deref(), &f.tool)).or_default().push(f);
         }
-        let fold = !quiet.is_empty() && (quiet.len() > 3 || !loud.is_empty());
-        let mut open = false;
-        for (i, f) in quiet.iter().enumerate() {
-            let mut part = String::new();
-            if fold && i == 0 {
-                let _ = writeln!(
-                    part,
-                    "\n<details><summary>{} compatible change{}</summary>\n",
-                    quiet.len(),
-                    if quiet.len() == 1 { "" } else { "s" }
-                );
+        let n: usize = by_tool.values().map(Vec::len).sum();
+        if n == 0 {
+            continue;
+        }
+        let fold = severity == Severity::Info && (n > 3 || loud > 0);
+        let mut section = format!("### {title} ({n})\n\n");
+        if fold {
+            let _ = writeln!(
+                section,
+                "<details><summary>{n} compatible change{}</summary>\n",
+                if n == 1 { "" } else { "s" }
+            );
+        }
+        // A heading goes out with the first finding under it that fits.
+        let mut section = Some(section);
+        let mut written = false;
+        for ((file, tool), findings) in by_tool {
+            let mut heading = Some(match file {
+                Some(file) => format!("#### {}: {}\n\n", code(file), code(tool)),
+                None => format!("#### {}\n\n", code(tool)),
+            });
+            for f in findings {
+                let part = finding(f, analysis, links, &mut migrations);
+                let head = format!("{}{}", section.as_deref().unwrap_or(""), heading.as_deref().unwrap_or(""));
+                if b.push(&(head + &part), FINDINGS_BUDGET) {
+                    section = None;
+                    heading = None;
+                    written = true;
+                }
             }
-            part.push_str(&finding(f));
-            open |= push(&mut b, part) && fold;
+            if heading.is_none() {
+                b.out.push('\n');
+            }
         }
-        if open {
-            b.out.push_str("\n</details>\n");
-        }
-        if heading.is_none() {
-            b.out.push('\n');
+        if fold && written {
+            b.out.push_str("</details>\n\n");
         }
     }
     let mut out = b.out;
@@ -289,9 +487,24 @@ mod tests {
         assert_eq!(prose("a `b` c"), "a `b` c");
         assert_eq!(prose("a `<b>` `c"), "a `<b>` \\`c");
         assert_eq!(prose("`x``y`"), "`x`&#8203;`y`");
+        assert_eq!(prose("`a`b` c"), "`a`b\\` c");
+        let names = ["a`b".to_owned(), "a".to_owned()];
+        assert_eq!(prose_named("`a`b` is `a` now `", &names), "``a`b`` is `a` now \\`");
         assert_eq!(text("hi @team www.x.io"), "hi @&#8203;team www&#8203;.x.io");
         assert_eq!(text("éwww.x"), "éwww&#8203;.x");
         assert_eq!(text("é."), "é.");
         assert_eq!(text("a\nb"), "a\\\\nb");
+        assert_eq!(text("see #12, # 1"), "see \\#&#8203;12, \\# 1");
+    }
+
+    #[test]
+    fn word_diffs_strike_and_insert_as_text() {
+        assert_eq!(word_diff("at most [-100-]{+10+} items"), "at most <del>100</del><ins>10</ins> items");
+        assert_eq!(word_diff("{+<b>+} [-*x*-]"), "<ins>&lt;b&gt;</ins> <del>\\*x\\*</del>");
+        // Cut to a length: an open marker runs to the end.
+        assert_eq!(word_diff("a [-b c…"), "a <del>b c…</del>");
+        assert_eq!(word_diff("{+"), "<ins></ins>");
+        assert_eq!(note("edit: [-a-]{+b+}"), "Edit: <del>a</del><ins>b</ins>");
+        assert_eq!(note("the acceptance expired"), "The acceptance expired");
     }
 }

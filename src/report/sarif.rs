@@ -1,6 +1,10 @@
 //! `--format sarif`: SARIF 2.1.0 for code-scanning dashboards. One reporting descriptor per rule (with
 //! the rule document as help and a link to it), one result per finding with its level, message,
 //! location (the new file; the old file for removals) and a partial fingerprint.
+//!
+//! Locations are repository-relative URI references (`artifactLocation.uri`, percent-encoded) resolved
+//! against `%SRCROOT%`, the repository root, as GitHub code scanning expects: never `REV:PATH`, which a
+//! SARIF reader would parse as a URI with the scheme `REV`. An absolute file path becomes a `file:` URI.
 
 use serde_json::{Value, json};
 
@@ -17,10 +21,32 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-/// Where the rule documents are published.
+/// The base id of every relative location: the root of the repository under analysis.
+pub const SRCROOT: &str = "%SRCROOT%";
+
+/// Where the rule documents are published: `rules/<id>.md` of this repository (Cargo `repository`).
 #[must_use]
 pub fn rule_uri(id: &str) -> String {
-    format!("{}/blob/main/rules/{id}.md", env!("CARGO_PKG_REPOSITORY"))
+    format!("{}/blob/main/rules/{id}.md", env!("CARGO_PKG_REPOSITORY").trim_end_matches('/'))
+}
+
+/// An `artifactLocation` for a file's repository path ([`crate::checks::Location::artifact`]):
+/// relative to [`SRCROOT`]; an absolute path (a file outside any repository) as a `file:` URI; standard
+/// input by its name, without a base.
+#[must_use]
+pub fn artifact_location(artifact: &str) -> Value {
+    let path = artifact.replace('\\', "/");
+    let drive = path.as_bytes().get(1) == Some(&b':') && path.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
+    if drive {
+        // `C:/x`: the drive letter's colon is part of a file URI's path.
+        json!({"uri": format!("file:///{}:{}", &path[..1], uri_path(&path[2..]))})
+    } else if path.starts_with('/') {
+        json!({"uri": format!("file://{}", uri_path(&path))})
+    } else if path == "<stdin>" || path.is_empty() {
+        json!({"uri": uri_path(&path), "description": {"text": "standard input"}})
+    } else {
+        json!({"uri": uri_path(&path), "uriBaseId": SRCROOT})
+    }
 }
 
 /// A rule's message template as rule metadata: the optional notes a finding appends (`{note}`,
@@ -60,9 +86,13 @@ pub fn render(analysis: &Analysis) -> String {
         "runs": [{
             "tool": {"driver": {
                 "name": "mcp-drift",
+                "version": env!("CARGO_PKG_VERSION"),
                 "semanticVersion": env!("CARGO_PKG_VERSION"),
                 "informationUri": env!("CARGO_PKG_REPOSITORY"),
                 "rules": rules,
+            }},
+            "originalUriBaseIds": {SRCROOT: {
+                "description": {"text": "The root of the repository whose snapshots were compared."},
             }},
             "columnKind": "unicodeCodePoints",
             "results": results,
@@ -94,7 +124,7 @@ fn result(f: &Finding) -> Value {
     if let Some(l) = at {
         result["locations"] = json!([{
             "physicalLocation": {
-                "artifactLocation": {"uri": uri_path(&l.path)},
+                "artifactLocation": artifact_location(&l.artifact),
                 "region": {"startLine": l.line, "startColumn": l.column},
             }
         }]);
@@ -103,4 +133,18 @@ fn result(f: &Finding) -> Value {
         result["properties"]["witness"] = json!({"instance": w.instance, "rejected_because": w.rejected_because});
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn artifact_locations() {
+        assert_eq!(artifact_location("pkg/a b.snap"), json!({"uri": "pkg/a%20b.snap", "uriBaseId": SRCROOT}));
+        assert_eq!(artifact_location("main:x.json"), json!({"uri": "main%3Ax.json", "uriBaseId": SRCROOT}));
+        assert_eq!(artifact_location("/tmp/x y.json"), json!({"uri": "file:///tmp/x%20y.json"}));
+        assert_eq!(artifact_location("C:\\w\\x.json"), json!({"uri": "file:///C:/w/x.json"}));
+        assert_eq!(artifact_location("<stdin>")["uri"], "%3Cstdin%3E");
+    }
 }

@@ -277,28 +277,68 @@ fn drop_typo_pairs(removed: &mut Vec<&str>, added: &mut Vec<&str>) -> bool {
 /// A git-style word diff, `[-old-]{+new+}`, cut to a readable length.
 #[must_use]
 pub fn word_diff(old: &str, new: &str) -> String {
+    /// Unchanged words kept on each side of a change; longer unchanged runs are elided.
+    const CONTEXT: usize = 6;
+    /// The most characters of a diff shown.
+    const LIMIT: usize = 600;
+    /// A diff up to this long is shown whole.
+    const SHORT: usize = 240;
     // Myers' diff is quadratic in the worst case; a megabyte of rewritten prose must not stall a run.
     let diff = TextDiff::configure().timeout(std::time::Duration::from_millis(200)).diff_words(old, new);
-    let mut out = String::new();
+    // Runs of one tag, with their text.
+    let mut runs: Vec<(ChangeTag, String)> = Vec::new();
     for change in diff.iter_all_changes() {
-        let v = change.value();
-        match change.tag() {
-            ChangeTag::Equal => out.push_str(v),
-            ChangeTag::Delete => {
-                out.push_str("[-");
-                out.push_str(v);
-                out.push_str("-]");
-            }
-            ChangeTag::Insert => {
-                out.push_str("{+");
-                out.push_str(v);
-                out.push_str("+}");
-            }
+        match runs.last_mut() {
+            Some((tag, text)) if *tag == change.tag() => text.push_str(change.value()),
+            _ => runs.push((change.tag(), change.value().to_owned())),
         }
     }
-    let out = out.replace("-][-", "").replace("+}{+", "");
-    let flat: String = escape(&out.split_whitespace().collect::<Vec<_>>().join(" "));
-    if flat.chars().count() > 300 { format!("{}…", flat.chars().take(299).collect::<String>()) } else { flat }
+    let full = render_runs(&runs, usize::MAX);
+    let flat = if full.chars().count() <= SHORT { full } else { render_runs(&runs, CONTEXT) };
+    let flat = escape(&flat);
+    if flat.chars().count() > LIMIT { format!("{}…", flat.chars().take(LIMIT - 1).collect::<String>()) } else { flat }
+}
+
+/// [`word_diff`]'s text of the runs, keeping `context` unchanged words beside each change.
+fn render_runs(runs: &[(ChangeTag, String)], context: usize) -> String {
+    let last = runs.len().saturating_sub(1);
+    let mut out = String::new();
+    for (i, (tag, text)) in runs.iter().enumerate() {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let (lead, trail) = (text.starts_with(char::is_whitespace), text.ends_with(char::is_whitespace));
+        let body = match tag {
+            ChangeTag::Equal => {
+                // Only the words next to a change are shown: a long description's edit stays visible.
+                let keep_head = if i == 0 { 0 } else { context };
+                let keep_tail = if i == last { 0 } else { context };
+                if runs.len() == 1 || words.len() <= keep_head.saturating_add(keep_tail).saturating_add(1) {
+                    words.join(" ")
+                } else {
+                    let mut parts: Vec<String> = Vec::new();
+                    if keep_head > 0 {
+                        parts.push(words[..keep_head].join(" "));
+                    }
+                    parts.push("…".to_owned());
+                    if keep_tail > 0 {
+                        parts.push(words[words.len() - keep_tail..].join(" "));
+                    }
+                    parts.join(" ")
+                }
+            }
+            // A change of whitespace only shows as a space: in prose it carries no word.
+            _ if words.is_empty() => String::new(),
+            ChangeTag::Delete => format!("[-{}-]", words.join(" ")),
+            ChangeTag::Insert => format!("{{+{}+}}", words.join(" ")),
+        };
+        if lead && !out.is_empty() && !out.ends_with(' ') {
+            out.push(' ');
+        }
+        out.push_str(&body);
+        if (trail || (body.is_empty() && !text.is_empty())) && i != last && !out.ends_with(' ') {
+            out.push(' ');
+        }
+    }
+    out.trim().to_owned()
 }
 
 /// The default a description states in prose: "Defaults to private", "(default: 30)", "Default is
@@ -372,5 +412,11 @@ mod tests {
     #[test]
     fn diff_is_readable() {
         assert_eq!(word_diff("Max 100 results", "Max 50 results"), "Max [-100-]{+50+} results");
+        // A long description: the change is shown with its neighbouring words, the rest elided.
+        let prefix = "word ".repeat(200);
+        let suffix = " tail".repeat(200);
+        let diff =
+            word_diff(&format!("{prefix}at most 100 results{suffix}"), &format!("{prefix}at most 50 results{suffix}"));
+        assert_eq!(diff, "… word word word word at most [-100-]{+50+} results tail tail tail tail tail …");
     }
 }

@@ -58,6 +58,10 @@ pub struct Finding {
     pub at_old: bool,
     /// A confirmed counterexample (every schema `error` has one).
     pub witness: Option<Witness>,
+    /// What changed, as a short digest of the old and new value at the finding's pointers (see
+    /// [`evidence`]): a baseline entry that records it accepts this change and no later, different one
+    /// at the same place. `None` for findings about one snapshot (lint).
+    pub evidence: Option<String>,
 }
 
 /// Turns changes into sorted findings.
@@ -116,6 +120,7 @@ pub(crate) fn standalone(
         notes: Vec::new(),
         at_old: false,
         witness: None,
+        evidence: None,
     }
 }
 
@@ -167,6 +172,7 @@ fn finding(
     vars.append(&mut draft.vars);
     let meta = draft.rule.meta();
     let fingerprint = fingerprint(draft.rule.as_str(), &change.tool, &pointer);
+    let evidence = evidence(value_at(old_tool, change.old_ptr.as_deref()), value_at(new_tool, change.new_ptr.as_deref()));
     Finding {
         snapshot: None,
         rule: draft.rule,
@@ -183,6 +189,7 @@ fn finding(
         notes: draft.notes,
         at_old: draft.at_old,
         witness: change.witness.clone(),
+        evidence: Some(evidence),
     }
 }
 
@@ -234,6 +241,30 @@ pub fn fingerprint(rule: &str, tool: &str, pointer: &str) -> String {
     for part in [rule, tool, pointer] {
         h.update(part.as_bytes());
         h.update([0]);
+    }
+    hex(&h.finalize()[..8])
+}
+
+/// The value at `pointer` inside `tool`, when both exist.
+fn value_at<'t>(tool: Option<&'t Tool>, pointer: Option<&str>) -> Option<&'t Value> {
+    tool.zip(pointer).and_then(|(t, p)| t.value().pointer(p))
+}
+
+/// A digest of what changed: the old and the new value (each RFC 8785 canonical JSON, so key order and
+/// whitespace do not count; an absent value is distinct from every value), hashed together.
+#[must_use]
+pub fn evidence(old: Option<&Value>, new: Option<&Value>) -> String {
+    let mut h = Sha256::new();
+    for side in [old, new] {
+        match side.map(serde_jcs::to_string) {
+            Some(Ok(text)) => {
+                h.update([1]);
+                h.update(text.as_bytes());
+            }
+            // Absent, or (never for parsed JSON) not canonicalizable.
+            _ => h.update([0]),
+        }
+        h.update([0xff]);
     }
     hex(&h.finalize()[..8])
 }

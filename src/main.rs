@@ -230,7 +230,10 @@ fn main() -> ExitCode {
     match run(cli.command) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            // A configuration error lists every problem, one neutral line each.
+            for line in e.to_string().lines() {
+                eprintln!("error: {line}");
+            }
             ExitCode::from(2)
         }
     }

@@ -18,7 +18,11 @@ use crate::compare::{Change, ChangeKind, Fate, SchemaChange, Side, hint_is_risky
 use crate::load::span::pointer_tokens;
 use crate::load::{FileId, Snapshot, Sources, Tool, escape};
 use crate::meaning;
+
+mod evidence;
 use crate::schema::TypeSet;
+pub use evidence::evidence;
+use evidence::value_at;
 
 /// Where a finding sits in a source file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,7 +176,8 @@ fn finding(
     vars.append(&mut draft.vars);
     let meta = draft.rule.meta();
     let fingerprint = fingerprint(draft.rule.as_str(), &change.tool, &pointer);
-    let evidence = evidence(value_at(old_tool, change.old_ptr.as_deref()), value_at(new_tool, change.new_ptr.as_deref()));
+    let evidence =
+        evidence(value_at(old_tool, change.old_ptr.as_deref()), value_at(new_tool, change.new_ptr.as_deref()));
     Finding {
         snapshot: None,
         rule: draft.rule,
@@ -241,30 +246,6 @@ pub fn fingerprint(rule: &str, tool: &str, pointer: &str) -> String {
     for part in [rule, tool, pointer] {
         h.update(part.as_bytes());
         h.update([0]);
-    }
-    hex(&h.finalize()[..8])
-}
-
-/// The value at `pointer` inside `tool`, when both exist.
-fn value_at<'t>(tool: Option<&'t Tool>, pointer: Option<&str>) -> Option<&'t Value> {
-    tool.zip(pointer).and_then(|(t, p)| t.value().pointer(p))
-}
-
-/// A digest of what changed: the old and the new value (each RFC 8785 canonical JSON, so key order and
-/// whitespace do not count; an absent value is distinct from every value), hashed together.
-#[must_use]
-pub fn evidence(old: Option<&Value>, new: Option<&Value>) -> String {
-    let mut h = Sha256::new();
-    for side in [old, new] {
-        match side.map(serde_jcs::to_string) {
-            Some(Ok(text)) => {
-                h.update([1]);
-                h.update(text.as_bytes());
-            }
-            // Absent, or (never for parsed JSON) not canonicalizable.
-            _ => h.update([0]),
-        }
-        h.update([0xff]);
     }
     hex(&h.finalize()[..8])
 }

@@ -231,7 +231,8 @@ impl Policy {
                 ));
             }
             if let Some((_, a)) = same.first() {
-                if a.line == 0 && a.evidence.is_none() && f.evidence.is_some() {
+                // Written by `baseline write` before entries recorded evidence.
+                if a.line == 0 && a.fingerprint.is_some() && a.evidence.is_none() && f.evidence.is_some() {
                     without_evidence += 1;
                 }
                 match &a.expires {
@@ -442,3 +443,34 @@ pub fn write_atomically(path: &Path, contents: &str) -> Result<(), Error> {
     Ok(())
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// At a revision as on disk: the baseline the configuration names must exist there.
+    #[test]
+    fn a_configured_baseline_absent_at_the_revision_is_a_problem_at_its_key() {
+        let text = "fail-on = \"error\"\nbaseline   = \"accepted.json\"\n";
+        let Err(Error::Config { file, problems }) = Policy::from_text("main:mcp-drift.toml", text, |_| Ok(None)) else {
+            panic!("a missing baseline is an error");
+        };
+        assert_eq!(file, "main:mcp-drift.toml");
+        assert_eq!((problems.len(), problems[0].line, problems[0].column), (1, 2, 14));
+        assert!(problems[0].message.contains("`accepted.json` does not exist"), "{problems:?}");
+        let found = Baseline { version: 1, accepted: Vec::new() };
+        assert!(Policy::from_text("main:mcp-drift.toml", text, |_| Ok(Some(found))).is_ok());
+    }
+
+    /// The configuration's own problems come before the baseline's: its error waits until they are fixed.
+    #[test]
+    fn configuration_problems_come_before_an_unreadable_baseline() {
+        let unreadable = |_: &Path| Err(Error::Usage("unreadable baseline".into()));
+        let Err(Error::Config { problems, .. }) =
+            Policy::from_text("c.toml", "baseline = \"b\"\ncolor = 1\n", unreadable)
+        else {
+            panic!("the configuration's problem");
+        };
+        assert_eq!(problems.len(), 1);
+        assert!(matches!(Policy::from_text("c.toml", "baseline = \"b\"\n", unreadable), Err(Error::Usage(_))));
+    }
+}

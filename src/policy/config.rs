@@ -197,7 +197,9 @@ impl Checker<'_> {
             match item.get_ref() {
                 DeValue::String(s) if !s.is_empty() => out.push(s.to_string()),
                 DeValue::String(_) => self.problem(&item.span(), format!("`{key}` holds an empty glob")),
-                other => self.problem(&item.span(), format!("`{key}` must hold glob strings, found {}", describe(other))),
+                other => {
+                    self.problem(&item.span(), format!("`{key}` must hold glob strings, found {}", describe(other)));
+                }
             }
         }
         out
@@ -253,7 +255,8 @@ impl Checker<'_> {
                 "info" => Level::Info,
                 "off" => Level::Off,
                 _ => {
-                    let message = format!("the level of `{rule}` must be `error`, `warning`, `info` or `off`, found `{level}`");
+                    let message =
+                        format!("the level of `{rule}` must be `error`, `warning`, `info` or `off`, found `{level}`");
                     self.problem(&value.span(), message);
                     continue;
                 }
@@ -326,9 +329,7 @@ impl Checker<'_> {
             {
                 self.rule(&rule, &value.span());
             }
-            if name == "reason"
-                && slot.as_deref().is_some_and(|r| r.trim().is_empty())
-            {
+            if name == "reason" && slot.as_deref().is_some_and(|r| r.trim().is_empty()) {
                 self.problem(&value.span(), "an accepted change needs a non-empty `reason`");
             }
         }
@@ -346,9 +347,8 @@ impl Checker<'_> {
     /// `expires`: a TOML local date (`2027-01-31`) or a quoted one (`"2027-01-31"`) that exists.
     fn expires(&mut self, value: &Value<'_>) -> Option<String> {
         let checked = match value.get_ref() {
-            DeValue::String(s) => date::parse(s).map_err(|why| {
-                if why.starts_with('`') { why } else { format!("`expires` {why}, found `{s}`") }
-            }),
+            DeValue::String(s) => date::parse(s)
+                .map_err(|why| if why.starts_with('`') { why } else { format!("`expires` {why}, found `{s}`") }),
             DeValue::Datetime(dt) => match (dt.date, dt.time, dt.offset) {
                 (Some(d), None, None) => match date::impossible(d.year.into(), d.month.into(), d.day.into()) {
                     Some(why) => Err(format!("`{d}` is not a date: {why}")),
@@ -428,4 +428,34 @@ pub(crate) fn parse(text: &str) -> Parsed {
     parsed.config.accept.sort_by_key(|a| a.line);
     parsed.problems.extend(checker.problems.into_iter().map(|(at, message)| (at, message, false)));
     parsed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn include_and_exclude_are_parsed_in_order() {
+        let text = "include = [\"pkg/**/*.snap\", \"tools.json\"]\nexclude = [\"**/*_ff_*.snap\"]\n";
+        let config = parse(text).finish("c.toml", text).unwrap();
+        assert_eq!(config.include, ["pkg/**/*.snap", "tools.json"]);
+        assert_eq!(config.exclude, ["**/*_ff_*.snap"]);
+    }
+
+    #[test]
+    fn dates_are_normalized_whatever_their_spelling() {
+        for expires in ["2027-01-31", "\"2027-01-31\""] {
+            let text = format!("[[accept]]\nfingerprint = \"f\"\nreason = \"r\"\nexpires = {expires}\n");
+            let config = parse(&text).finish("c.toml", &text).unwrap();
+            assert_eq!(config.accept[0].expires.as_deref(), Some("2027-01-31"));
+            assert_eq!(config.accept[0].line, 1);
+        }
+    }
+
+    #[test]
+    fn positions_count_characters_and_survive_odd_offsets() {
+        assert_eq!(position("a\nbé c", 6), (2, 4));
+        assert_eq!(position("é", 1), (1, 1), "inside a character");
+        assert_eq!(position("ab", 99), (1, 3));
+    }
 }

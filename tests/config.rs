@@ -143,6 +143,10 @@ fn bad_configuration_is_exit_2_with_position() {
         ("[[accept]]\nrule = \"input-required-added\"\ntool = \"x\"\nreason = \"\"\n", "non-empty `reason`"),
         ("[[accept]]\nfingerprint = \"abc\"\nreason = \"r\"\nexpires = \"tomorrow\"\n", "YYYY-MM-DD"),
         ("[[accept]]\nrule = \"input-required-added\"\n", "missing field `reason`"),
+        (
+            "[[accept]]\nfingerprint = \"abc\"\nreason = \"r\"\nevidence = \"C07EE760\"\n",
+            "mcp-drift.toml:4:12: `evidence` must be 16 hex digits",
+        ),
     ] {
         let dir = with_config(toml);
         let (code, _, err) = run(dir.path(), &["diff", OLD, NEW]);

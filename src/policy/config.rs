@@ -329,6 +329,14 @@ impl Checker<'_> {
             {
                 self.rule(&rule, &value.span());
             }
+            if name == "evidence"
+                && let Some(e) = slot.as_deref()
+                && !(e.len() == 16 && e.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+            {
+                let message =
+                    format!("`evidence` must be 16 hex digits as `mcp-drift baseline write` records it, found `{e}`");
+                self.problem(&value.span(), message);
+            }
             if name == "reason" && slot.as_deref().is_some_and(|r| r.trim().is_empty()) {
                 self.problem(&value.span(), "an accepted change needs a non-empty `reason`");
             }

@@ -22,7 +22,6 @@ use crate::meaning;
 mod evidence;
 use crate::schema::TypeSet;
 pub use evidence::evidence;
-use evidence::value_at;
 
 /// Where a finding sits in a source file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -176,8 +175,7 @@ fn finding(
     vars.append(&mut draft.vars);
     let meta = draft.rule.meta();
     let fingerprint = fingerprint(draft.rule.as_str(), &change.tool, &pointer);
-    let evidence =
-        evidence(value_at(old_tool, change.old_ptr.as_deref()), value_at(new_tool, change.new_ptr.as_deref()));
+    let evidence = evidence::of_change(change, old_tool, new_tool);
     Finding {
         snapshot: None,
         rule: draft.rule,

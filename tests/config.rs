@@ -431,3 +431,51 @@ proptest::proptest! {
         }
     }
 }
+
+/// The evidence is what changed, not the whole schema around it: an unrelated edit to the same schema
+/// (another parameter added) keeps a removed parameter and an opened schema accepted.
+#[test]
+fn unrelated_edits_keep_accepted_changes_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let closed = minlength_snapshot(
+        d,
+        "closed.json",
+        r#"{"tools": [{"name": "tag", "inputSchema": {"type": "object", "additionalProperties": false, "properties": {"id": {"type": "string"}, "labels": {"type": "array", "items": {"type": "string"}}}}}]}"#,
+    );
+    let removed = minlength_snapshot(
+        d,
+        "removed.json",
+        r#"{"tools": [{"name": "tag", "inputSchema": {"type": "object", "additionalProperties": false, "properties": {"id": {"type": "string"}}}}]}"#,
+    );
+    let removed_and_added = minlength_snapshot(
+        d,
+        "removed-and-added.json",
+        r#"{"tools": [{"name": "tag", "inputSchema": {"type": "object", "additionalProperties": false, "properties": {"id": {"type": "string"}, "note": {"type": "string"}}}}]}"#,
+    );
+    let opened = minlength_snapshot(
+        d,
+        "opened.json",
+        r#"{"tools": [{"name": "tag", "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}, "labels": {"type": "array", "items": {"type": "string"}}}}}]}"#,
+    );
+    let opened_and_added = minlength_snapshot(
+        d,
+        "opened-and-added.json",
+        r#"{"tools": [{"name": "tag", "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}, "labels": {"type": "array", "items": {"type": "string"}}, "note": {"type": "string"}}}}]}"#,
+    );
+    for (accepted, later, rule) in [
+        (&removed, &removed_and_added, "input-property-removed"),
+        (&opened, &opened_and_added, "input-additional-properties-opened"),
+    ] {
+        let (code, _, err) = run(d, &["baseline", "write", &closed, accepted, "--output", "b.json"]);
+        assert_eq!(code, 0, "{err}");
+        let (_, out, _) = run(d, &["diff", &closed, accepted, "--baseline", "b.json", "--format", "json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(v["suppressed"].as_array().unwrap().iter().any(|s| s["rule"] == rule), "{out}");
+        let (_, out, _) = run(d, &["diff", &closed, later, "--baseline", "b.json", "--format", "json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let reported: Vec<&str> = v["findings"].as_array().unwrap().iter().filter_map(|f| f["rule"].as_str()).collect();
+        assert!(!reported.contains(&rule), "{rule} stays accepted: {out}");
+        assert!(v["suppressed"].as_array().unwrap().iter().any(|s| s["rule"] == rule), "{out}");
+    }
+}

@@ -6,10 +6,37 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::hex;
+use crate::compare::{Change, ChangeKind, SchemaChange};
 use crate::load::Tool;
 
+/// The evidence of a change: the values at its old and new pointers, narrowed to what changed. A side
+/// whose pointer contains the other's (the schema a property left or joined) is looked at where the
+/// other's points, and a change of `additionalProperties` at that keyword: so an unrelated edit
+/// elsewhere in the same schema keeps an accepted change accepted.
+pub(super) fn of_change(change: &Change, old: Option<&Tool>, new: Option<&Tool>) -> String {
+    let (mut o, mut n) = (change.old_ptr.clone(), change.new_ptr.clone());
+    if let (Some(a), Some(b)) = (&o, &n) {
+        if below(b, a) {
+            o.clone_from(&n);
+        } else if below(a, b) {
+            n.clone_from(&o);
+        }
+    }
+    if let ChangeKind::Schema { change: SchemaChange::AdditionalProperties { .. }, .. } = &change.kind {
+        for p in [&mut o, &mut n].into_iter().flatten() {
+            p.push_str("/additionalProperties");
+        }
+    }
+    evidence(value_at(old, o.as_deref()), value_at(new, n.as_deref()))
+}
+
+/// Whether `pointer` lies strictly below `prefix`.
+fn below(pointer: &str, prefix: &str) -> bool {
+    pointer.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('/'))
+}
+
 /// The value at `pointer` inside `tool`, when both exist.
-pub(super) fn value_at<'t>(tool: Option<&'t Tool>, pointer: Option<&str>) -> Option<&'t Value> {
+fn value_at<'t>(tool: Option<&'t Tool>, pointer: Option<&str>) -> Option<&'t Value> {
     tool.zip(pointer).and_then(|(t, p)| t.value().pointer(p))
 }
 
@@ -54,5 +81,13 @@ mod tests {
         assert_ne!(evidence(None, Some(&one)), evidence(None, Some(&five)));
         assert_ne!(evidence(None, Some(&one)), evidence(Some(&one), None));
         assert_eq!(evidence(None, Some(&one)).len(), 16);
+    }
+
+    #[test]
+    fn below_is_by_whole_tokens() {
+        assert!(below("/inputSchema/properties/a", "/inputSchema"));
+        assert!(below("/a/b", ""));
+        assert!(!below("/inputSchema", "/inputSchema"));
+        assert!(!below("/inputSchemas/x", "/inputSchema"));
     }
 }

@@ -101,6 +101,19 @@ impl Policy {
     /// # Errors
     /// Unreadable or invalid configuration or baseline files.
     pub fn load(explicit: Option<&Path>) -> Result<Policy, Error> {
+        Policy::load_with(explicit, true)
+    }
+
+    /// [`Policy::load`] without reading the baseline the configuration names: for `baseline write`,
+    /// which replaces the baseline, so it need not exist yet.
+    ///
+    /// # Errors
+    /// An unreadable or invalid configuration file.
+    pub fn load_config(explicit: Option<&Path>) -> Result<Policy, Error> {
+        Policy::load_with(explicit, false)
+    }
+
+    fn load_with(explicit: Option<&Path>, with_baseline: bool) -> Result<Policy, Error> {
         let path = match explicit {
             Some(p) => Some(p.to_path_buf()),
             None => Some(PathBuf::from(CONFIG_FILE)).filter(|p| std::fs::symlink_metadata(p).is_ok()),
@@ -111,7 +124,11 @@ impl Policy {
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
         Policy::from_text(&name, &text, |baseline| {
             let b = dir.join(baseline);
-            if b.exists() { read_baseline(&b).map(Some) } else { Ok(None) }
+            match (with_baseline, b.exists()) {
+                (false, _) => Ok(Some(Baseline::default())),
+                (true, true) => read_baseline(&b).map(Some),
+                (true, false) => Ok(None),
+            }
         })
     }
 

@@ -271,6 +271,21 @@ fn a_configured_baseline_that_does_not_exist_is_an_error() {
     );
 }
 
+/// `baseline write` replaces the baseline the configuration names, so it need not exist yet; then it is
+/// read.
+#[test]
+fn baseline_write_creates_the_baseline_the_configuration_names() {
+    let dir = with_config("baseline = \"mcp-drift-baseline.json\"\n");
+    let (code, _, err) = run(dir.path(), &["baseline", "write", OLD, NEW]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(dir.path(), &["diff", OLD, NEW]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("2 findings suppressed"), "{out}");
+    let dir = with_config("baseline = \"mcp-drift-baseline.json\"\ncolour = 1\n");
+    let (code, _, err) = run(dir.path(), &["baseline", "write", OLD, NEW]);
+    assert_eq!(code, 2, "the configuration is still checked: {err}");
+}
+
 /// Entries that match no finding of the run are notices, like ruff's unused `noqa`.
 #[test]
 fn entries_that_match_nothing_are_notices() {

@@ -1,10 +1,13 @@
-//! Stage 4b, policy: what a team decided about findings. Reads `mcp-drift.toml` (or `--config`) and the
-//! baseline file, then applies per-rule severity overrides (including `off`), ignores by tool, pointer
-//! or rule, and accepted changes (by fingerprint, or rule + tool + pointer) with a required reason and an
-//! optional expiry date after which the finding returns.
+//! Stage 4b, policy: what a team decided about findings. Reads `mcp-drift.toml` (or `--config`, checked
+//! by `policy/config.rs`) and the baseline file, then applies per-rule severity overrides (including `off`),
+//! ignores by tool, pointer or rule, and accepted changes (by fingerprint, or rule + tool + pointer,
+//! and the change's `evidence` when the entry records it) with a required reason and an optional
+//! expiry date after which the finding returns.
 //!
 //! Promises: an accepted finding is never dropped silently: it moves to `suppressed` with its reason,
-//! and the summary counts it. Configuration errors name the file, line and column.
+//! and the summary counts it. Every problem of a configuration file is reported at once, each at its
+//! line and column. An entry that matches nothing, and a baseline entry that accepts by fingerprint
+//! alone, are notices of [`Policy::apply`].
 
 mod config;
 mod date;

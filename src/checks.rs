@@ -192,7 +192,7 @@ fn finding(
         notes: draft.notes,
         at_old: draft.at_old,
         witness: change.witness.clone(),
-        evidence: Some(evidence),
+        evidence,
     }
 }
 

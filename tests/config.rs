@@ -494,3 +494,34 @@ fn unrelated_edits_keep_accepted_changes_accepted() {
         assert!(v["suppressed"].as_array().unwrap().iter().any(|s| s["rule"] == rule), "{out}");
     }
 }
+
+/// An enum change is accepted by the values it removed and added: the same removal with the list
+/// reordered stays accepted, another value removed is reported.
+#[test]
+fn enum_changes_are_accepted_by_their_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let snapshot = |file: &str, values: &str| {
+        let text = format!(
+            r#"{{"tools": [{{"name": "deploy", "inputSchema": {{"type": "object", "properties": {{"region": {{"type": "string", "enum": {values}}}}}}}}}]}}"#
+        );
+        minlength_snapshot(d, file, &text)
+    };
+    let abc = snapshot("abc.json", r#"["eu", "us", "ap"]"#);
+    let without_us = snapshot("without-us.json", r#"["eu", "ap"]"#);
+    let without_us_reordered = snapshot("without-us-reordered.json", r#"["ap", "eu"]"#);
+    let without_ap = snapshot("without-ap.json", r#"["eu", "us"]"#);
+    let (code, _, err) = run(d, &["baseline", "write", &abc, &without_us]);
+    assert_eq!(code, 0, "{err}");
+    let diff = |new: &str| run(d, &["diff", &abc, new, "--baseline", "mcp-drift-baseline.json"]);
+    for accepted in [&without_us, &without_us_reordered] {
+        let (code, out, _) = diff(accepted);
+        assert_eq!(code, 0, "{accepted}: {out}");
+    }
+    let (code, out, _) = diff(&without_ap);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("error[input-enum-narrowed]") && out.contains("an accepted change at this place"),
+        "{out}"
+    );
+}

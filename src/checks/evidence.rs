@@ -12,8 +12,22 @@ use crate::load::Tool;
 /// The evidence of a change: the values at its old and new pointers, narrowed to what changed. A side
 /// whose pointer contains the other's (the schema a property left or joined) is looked at where the
 /// other's points, and a change of `additionalProperties` at that keyword: so an unrelated edit
-/// elsewhere in the same schema keeps an accepted change accepted.
-pub(super) fn of_change(change: &Change, old: Option<&Tool>, new: Option<&Tool>) -> String {
+/// elsewhere in the same schema keeps an accepted change accepted. An enum change is its removed and
+/// added values (not the whole lists: a million-value enum is not hashed twice), a renamed tool its two
+/// names. A tool added or removed has none: its place says it all, and its text is never parsed.
+pub(super) fn of_change(change: &Change, old: Option<&Tool>, new: Option<&Tool>) -> Option<String> {
+    match &change.kind {
+        ChangeKind::ToolAdded | ChangeKind::ToolRemoved { .. } => return None,
+        ChangeKind::ToolRenamed { from } => {
+            return Some(evidence(Some(&Value::from(from.as_str())), Some(&Value::from(change.tool.as_str()))));
+        }
+        ChangeKind::Schema { change: SchemaChange::Enum { removed, added, introduced, dropped }, .. } => {
+            let removed = Value::from(vec![Value::from(removed.clone()), Value::from(*dropped)]);
+            let added = Value::from(vec![Value::from(added.clone()), Value::from(*introduced)]);
+            return Some(evidence(Some(&removed), Some(&added)));
+        }
+        _ => {}
+    }
     let (mut o, mut n) = (change.old_ptr.clone(), change.new_ptr.clone());
     if let (Some(a), Some(b)) = (&o, &n) {
         if below(b, a) {
@@ -27,7 +41,7 @@ pub(super) fn of_change(change: &Change, old: Option<&Tool>, new: Option<&Tool>)
             p.push_str("/additionalProperties");
         }
     }
-    evidence(value_at(old, o.as_deref()), value_at(new, n.as_deref()))
+    Some(evidence(value_at(old, o.as_deref()), value_at(new, n.as_deref())))
 }
 
 /// Whether `pointer` lies strictly below `prefix`.

@@ -520,8 +520,5 @@ fn enum_changes_are_accepted_by_their_values() {
     }
     let (code, out, _) = diff(&without_ap);
     assert_eq!(code, 1, "{out}");
-    assert!(
-        out.contains("error[input-enum-narrowed]") && out.contains("an accepted change at this place"),
-        "{out}"
-    );
+    assert!(out.contains("error[input-enum-narrowed]") && out.contains("an accepted change at this place"), "{out}");
 }

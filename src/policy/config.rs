@@ -155,7 +155,7 @@ pub(crate) fn position(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// Collects problems by byte offset; [`Checker::finish`] puts them in file order.
+/// Collects problems by byte offset; [`Parsed::finish`] puts them in file order.
 struct Checker<'t> {
     text: &'t str,
     problems: Vec<(usize, String)>,

@@ -18,7 +18,10 @@ use crate::compare::{Change, ChangeKind, Fate, SchemaChange, Side, hint_is_risky
 use crate::load::span::pointer_tokens;
 use crate::load::{FileId, Snapshot, Sources, Tool, escape};
 use crate::meaning;
+
+mod evidence;
 use crate::schema::TypeSet;
+pub use evidence::evidence;
 
 /// Where a finding sits in a source file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,6 +61,10 @@ pub struct Finding {
     pub at_old: bool,
     /// A confirmed counterexample (every schema `error` has one).
     pub witness: Option<Witness>,
+    /// What changed, as a short digest of the old and new value at the finding's pointers (see
+    /// [`evidence`]): a baseline entry that records it accepts this change and no later, different one
+    /// at the same place. `None` for findings about one snapshot (lint).
+    pub evidence: Option<String>,
 }
 
 /// Turns changes into sorted findings.
@@ -116,6 +123,7 @@ pub(crate) fn standalone(
         notes: Vec::new(),
         at_old: false,
         witness: None,
+        evidence: None,
     }
 }
 
@@ -167,6 +175,7 @@ fn finding(
     vars.append(&mut draft.vars);
     let meta = draft.rule.meta();
     let fingerprint = fingerprint(draft.rule.as_str(), &change.tool, &pointer);
+    let evidence = evidence::of_change(change, old_tool, new_tool);
     Finding {
         snapshot: None,
         rule: draft.rule,
@@ -183,6 +192,7 @@ fn finding(
         notes: draft.notes,
         at_old: draft.at_old,
         witness: change.witness.clone(),
+        evidence,
     }
 }
 

@@ -13,6 +13,16 @@ pub enum Error {
     Input { file: String, line: usize, column: usize, message: String },
     /// The command line or configuration asks for something impossible.
     Usage(String),
+    /// Every problem found in one configuration file, in file order (at least one).
+    Config { file: String, problems: Vec<Problem> },
+}
+
+/// One problem in a configuration file: 1-based line and column, and what is wrong there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
 }
 
 impl Error {
@@ -31,6 +41,14 @@ impl fmt::Display for Error {
             Error::Input { file, line: 0, message, .. } => format!("{file}: {message}"),
             Error::Input { file, line, column, message } => format!("{file}:{line}:{column}: {message}"),
             Error::Usage(message) => message.clone(),
+            // One neutral line per problem: a line break in the output only ever separates problems.
+            Error::Config { file, problems } => {
+                let lines: Vec<String> = problems
+                    .iter()
+                    .map(|p| crate::text::line(&format!("{file}:{}:{}: {}", p.line, p.column, p.message)))
+                    .collect();
+                return f.write_str(&lines.join("\n"));
+            }
         };
         f.write_str(&crate::text::line(&text))
     }
@@ -49,5 +67,15 @@ mod tests {
         assert_eq!(shown, "x\\n::error::forged\\u{1b}]52;\\u{202e}.json:1:2: duplicate key `k\\r##\\[warning]w`");
         let e = Error::Usage("::error::usage\u{2028}".into());
         assert_eq!(e.to_string(), "\\::error::usage\\u{2028}");
+    }
+
+    #[test]
+    fn config_errors_are_one_neutral_line_each() {
+        let problem = |line, message: &str| Problem { line, column: 1, message: message.into() };
+        let e = Error::Config {
+            file: "mcp-drift.toml".into(),
+            problems: vec![problem(1, "unknown key `a\n::error::x`"), problem(3, "bad")],
+        };
+        assert_eq!(e.to_string(), "mcp-drift.toml:1:1: unknown key `a\\n::error::x`\nmcp-drift.toml:3:1: bad");
     }
 }

@@ -84,9 +84,10 @@ impl Analysis {
     /// Applies a team's policy (severity overrides, ignores, accepted changes).
     pub fn apply_policy(&mut self, policy: &policy::Policy) {
         self.notes.extend(policy.notes.iter().cloned());
-        let (kept, suppressed) = policy.apply(std::mem::take(&mut self.findings));
-        self.findings = kept;
-        self.suppressed.extend(suppressed);
+        let applied = policy.apply(std::mem::take(&mut self.findings));
+        self.findings = applied.kept;
+        self.suppressed.extend(applied.suppressed);
+        self.notes.extend(applied.notes);
     }
 }
 

@@ -230,7 +230,10 @@ fn main() -> ExitCode {
     match run(cli.command) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            // A configuration error lists every problem, one neutral line each.
+            for line in e.to_string().lines() {
+                eprintln!("error: {line}");
+            }
             ExitCode::from(2)
         }
     }
@@ -317,7 +320,8 @@ fn report(
 
 /// Accepts every current finding (except ignored and `off` ones) in a baseline file, atomically.
 fn write_baseline(mut analysis: mcp_drift::Analysis, out: &BaselineOut) -> Result<ExitCode, mcp_drift::Error> {
-    let policy = Policy::load(out.config.as_deref())?;
+    // The baseline the configuration names is the one being replaced: it need not exist yet.
+    let policy = Policy::load_config(out.config.as_deref())?;
     analysis.apply_policy(&Policy { accepted: Vec::new(), ..policy });
     let baseline = mcp_drift::policy::baseline_of(&analysis.findings, &out.reason);
     let mut text = serde_json::to_string_pretty(&baseline).unwrap_or_default();

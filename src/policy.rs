@@ -1,17 +1,22 @@
-//! Stage 4b, policy: what a team decided about findings. Reads `mcp-drift.toml` (or `--config`) and the
-//! baseline file, then applies per-rule severity overrides (including `off`), ignores by tool, pointer
-//! or rule, and accepted changes (by fingerprint, or rule + tool + pointer) with a required reason and an
-//! optional expiry date after which the finding returns.
+//! Stage 4b, policy: what a team decided about findings. Reads `mcp-drift.toml` (or `--config`, checked
+//! by `policy/config.rs`) and the baseline file, then applies per-rule severity overrides (including `off`),
+//! ignores by tool, pointer or rule, and accepted changes (by fingerprint, or rule + tool + pointer,
+//! and the change's `evidence` when the entry records it) with a required reason and an optional
+//! expiry date after which the finding returns.
 //!
 //! Promises: an accepted finding is never dropped silently: it moves to `suppressed` with its reason,
-//! and the summary counts it. Configuration errors name the file, line and column.
+//! and the summary counts it. Every problem of a configuration file is reported at once, each at its
+//! line and column. An entry that matches nothing, and a baseline entry that accepts by fingerprint
+//! alone, are notices of [`Policy::apply`].
 
-use std::collections::BTreeMap;
+mod config;
+mod date;
+
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::{RuleId, Severity};
+use crate::catalog::Severity;
 use crate::checks::Finding;
 use crate::error::Error;
 use crate::load::{git, read};
@@ -51,25 +56,8 @@ fn changed_note(rev: &str, path: &str, committed: Option<&[u8]>, what: &str, opt
     }
 }
 
-/// A severity or `off`.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    Error,
-    Warning,
-    Info,
-    Off,
-}
-
-/// `fail-on` values.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum FailOn {
-    Error,
-    Warning,
-    Info,
-    Never,
-}
+pub use config::{Accept, Config, FailOn, Ignore, Level};
+pub use date::today;
 
 impl FailOn {
     #[must_use]
@@ -81,51 +69,6 @@ impl FailOn {
             FailOn::Never => None,
         }
     }
-}
-
-/// Findings to leave out entirely (a tool that is internal, a pointer that is generated).
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct Ignore {
-    /// A tool name; a trailing `*` matches any suffix.
-    pub tool: Option<String>,
-    /// A JSON Pointer prefix inside the tool.
-    pub pointer: Option<String>,
-    pub rule: Option<String>,
-    pub reason: Option<String>,
-}
-
-/// A change the team reviewed and accepted.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct Accept {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fingerprint: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rule: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pointer: Option<String>,
-    pub reason: String,
-    /// `YYYY-MM-DD`; from that day on the finding is reported again.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expires: Option<String>,
-}
-
-/// `mcp-drift.toml`.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct Config {
-    pub fail_on: Option<FailOn>,
-    /// Path of the baseline file, relative to the config file.
-    pub baseline: Option<PathBuf>,
-    #[serde(default)]
-    pub severity: BTreeMap<String, Level>,
-    #[serde(default)]
-    pub ignore: Vec<Ignore>,
-    #[serde(default)]
-    pub accept: Vec<Accept>,
 }
 
 /// The baseline file written by `mcp-drift baseline write`.
@@ -148,16 +91,11 @@ pub struct Policy {
     pub accepted: Vec<Accept>,
     /// `YYYY-MM-DD` of today, for expiry.
     pub today: String,
+    /// The configuration file as named in messages (empty without one).
+    pub file: String,
     /// One-line notices about where the policy came from (for example that the working tree changes
     /// `mcp-drift.toml` and the revision's was used); [`crate::Analysis::apply_policy`] passes them on.
     pub notes: Vec<String>,
-}
-
-fn position(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
 }
 
 impl Policy {
@@ -166,6 +104,19 @@ impl Policy {
     /// # Errors
     /// Unreadable or invalid configuration or baseline files.
     pub fn load(explicit: Option<&Path>) -> Result<Policy, Error> {
+        Policy::load_with(explicit, true)
+    }
+
+    /// [`Policy::load`] without reading the baseline the configuration names: for `baseline write`,
+    /// which replaces the baseline, so it need not exist yet.
+    ///
+    /// # Errors
+    /// An unreadable or invalid configuration file.
+    pub fn load_config(explicit: Option<&Path>) -> Result<Policy, Error> {
+        Policy::load_with(explicit, false)
+    }
+
+    fn load_with(explicit: Option<&Path>, with_baseline: bool) -> Result<Policy, Error> {
         let path = match explicit {
             Some(p) => Some(p.to_path_buf()),
             None => Some(PathBuf::from(CONFIG_FILE)).filter(|p| std::fs::symlink_metadata(p).is_ok()),
@@ -176,7 +127,11 @@ impl Policy {
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
         Policy::from_text(&name, &text, |baseline| {
             let b = dir.join(baseline);
-            if b.exists() { read_baseline(&b).map(Some) } else { Ok(None) }
+            match (with_baseline, b.exists()) {
+                (false, _) => Ok(Some(Baseline::default())),
+                (true, true) => read_baseline(&b).map(Some),
+                (true, false) => Ok(None),
+            }
         })
     }
 
@@ -214,41 +169,31 @@ impl Policy {
     }
 
     /// A policy from the text of a configuration file named `name`; `baseline` reads the baseline the
-    /// configuration names (`None`: it does not exist).
+    /// configuration names (`None`: it does not exist, which is a problem at the `baseline` key).
     fn from_text(
         name: &str,
         text: &str,
         baseline: impl FnOnce(&Path) -> Result<Option<Baseline>, Error>,
     ) -> Result<Policy, Error> {
-        let mut policy = Policy { today: today(), ..Policy::default() };
-        let config: Config = toml::from_str(text).map_err(|e| {
-            let (line, column) = e.span().map_or((0, 0), |s| position(text, s.start));
-            Error::Input { file: name.to_owned(), line, column, message: e.message().to_owned() }
-        })?;
-        for key in config.severity.keys() {
-            if RuleId::from_id(key).is_none() {
-                let offset = text.find(key.as_str()).unwrap_or(0);
-                let (line, column) = position(text, offset);
-                let hint = crate::catalog::closest(key).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
-                return Err(Error::Input {
-                    file: name.to_owned(),
-                    line,
-                    column,
-                    message: format!("unknown rule `{key}`{hint}"),
-                });
+        let mut parsed = config::parse(text);
+        let mut accepted = parsed.config.accept.clone();
+        if let Some(b) = parsed.config.baseline.clone() {
+            match baseline(&b) {
+                Ok(Some(b)) => accepted.extend(b.accepted),
+                Ok(None) => parsed.problem(
+                    parsed.baseline_at,
+                    format!(
+                        "the baseline `{}` does not exist; write it with `mcp-drift baseline write`, or remove `baseline`",
+                        b.display()
+                    ),
+                ),
+                // The configuration's own problems come first; the baseline is read again once they are fixed.
+                Err(e) if !parsed.has_problems() => return Err(e),
+                Err(_) => {}
             }
         }
-        for accept in &config.accept {
-            check_accept(accept, name, text)?;
-        }
-        policy.accepted.clone_from(&config.accept);
-        if let Some(b) = &config.baseline
-            && let Some(b) = baseline(b)?
-        {
-            policy.accepted.extend(b.accepted);
-        }
-        policy.config = config;
-        Ok(policy)
+        let config = parsed.finish(name, text)?;
+        Ok(Policy { config, accepted, today: today(), file: name.to_owned(), notes: Vec::new() })
     }
 
     /// Adds the accepted changes of a baseline file.
@@ -260,18 +205,21 @@ impl Policy {
         Ok(self)
     }
 
-    /// Applies the policy: returns the findings to report and the suppressed ones with their reasons.
+    /// Applies the policy: the findings to report, the suppressed ones with their reasons, and notices
+    /// about the policy itself (entries that matched nothing, baseline entries that predate evidence).
     #[must_use]
-    pub fn apply(&self, findings: Vec<Finding>) -> (Vec<Finding>, Vec<(Finding, String)>) {
-        let mut kept = Vec::new();
-        let mut suppressed = Vec::new();
+    pub fn apply(&self, findings: Vec<Finding>) -> Applied {
+        let mut out = Applied::default();
+        let mut ignore_used = vec![false; self.config.ignore.len()];
+        let mut accept_used = vec![false; self.accepted.len()];
+        let mut without_evidence = 0;
         // Nothing leaves the report unseen: a rule switched off and an ignored finding are suppressed
         // with a reason like an accepted one, so every format counts and names them.
         'findings: for mut f in findings {
             match self.config.severity.get(f.rule.as_str()) {
                 Some(Level::Off) => {
                     let reason = format!("rule `{}` is off in the configuration", f.rule.as_str());
-                    suppressed.push((f, reason));
+                    out.suppressed.push((f, reason));
                     continue;
                 }
                 Some(Level::Error) => f.severity = Severity::Error,
@@ -279,31 +227,109 @@ impl Policy {
                 Some(Level::Info) => f.severity = Severity::Info,
                 None => {}
             }
-            for i in &self.config.ignore {
+            for (i, used) in self.config.ignore.iter().zip(&mut ignore_used) {
                 if i.tool.as_deref().is_none_or(|t| tool_matches(t, &f.tool))
                     && i.pointer.as_deref().is_none_or(|p| pointer_within(&f.pointer, p))
                     && i.rule.as_deref().is_none_or(|r| r == f.rule.as_str())
                 {
+                    *used = true;
                     let reason =
                         format!("ignored by the configuration ({})", i.reason.as_deref().unwrap_or("no reason given"));
-                    suppressed.push((f, reason));
+                    out.suppressed.push((f, reason));
                     continue 'findings;
                 }
             }
-            if let Some(a) = self.accepted.iter().find(|a| accepts(a, &f)) {
+            let matching = self.accepted.iter().enumerate().filter(|(_, a)| accepts(a, &f));
+            let (same, other): (Vec<_>, Vec<_>) = matching.partition(|(_, a)| same_evidence(a, &f));
+            for (i, _) in same.iter().chain(&other) {
+                accept_used[*i] = true;
+            }
+            if let Some((_, a)) = other.first().filter(|_| same.is_empty()) {
+                f.notes.push(format!(
+                    "an accepted change at this place ({}) was a different one; review this change and accept it again",
+                    a.reason
+                ));
+            }
+            if let Some((_, a)) = same.first() {
+                // Written by `baseline write` before entries recorded evidence.
+                if a.line == 0 && a.fingerprint.is_some() && a.evidence.is_none() && f.evidence.is_some() {
+                    without_evidence += 1;
+                }
                 match &a.expires {
                     Some(day) if day.as_str() <= self.today.as_str() => {
                         f.notes.push(format!("the acceptance of this change expired on {day} ({})", a.reason));
                     }
                     _ => {
-                        suppressed.push((f, a.reason.clone()));
+                        out.suppressed.push((f, a.reason.clone()));
                         continue;
                     }
                 }
             }
-            kept.push(f);
+            out.kept.push(f);
         }
-        (kept, suppressed)
+        // Unused entries of the configuration, in file order.
+        let mut unused: Vec<(usize, String)> = Vec::new();
+        for (i, _) in self.config.ignore.iter().zip(&ignore_used).filter(|(_, used)| !**used) {
+            unused.push((i.line, format!("[[ignore]] {}", ignore_scope(i))));
+        }
+        let mut unused_baseline = 0;
+        for (a, _) in self.accepted.iter().zip(&accept_used).filter(|(_, used)| !**used) {
+            if a.line == 0 {
+                unused_baseline += 1;
+            } else {
+                unused.push((a.line, format!("[[accept]] {}", accept_scope(a))));
+            }
+        }
+        unused.sort_by_key(|(line, _)| *line);
+        for (line, entry) in unused {
+            out.notes.push(format!("{}:{line}: {entry} matched nothing; remove it", self.file));
+        }
+        if unused_baseline > 0 {
+            out.notes.push(format!(
+                "{unused_baseline} baseline {} matched nothing; `mcp-drift baseline write` rewrites it",
+                if unused_baseline == 1 { "entry" } else { "entries" }
+            ));
+        }
+        if without_evidence > 0 {
+            out.notes.push(format!(
+                "{without_evidence} baseline {} no `evidence` of the change {} accepted, so a later, different change at the same place would stay accepted; `mcp-drift baseline write` rewrites the baseline with it",
+                if without_evidence == 1 { "entry records" } else { "entries record" },
+                if without_evidence == 1 { "it" } else { "they" },
+            ));
+        }
+        out
+    }
+}
+
+/// What [`Policy::apply`] made of the findings.
+#[derive(Debug, Default)]
+pub struct Applied {
+    /// Findings to report.
+    pub kept: Vec<Finding>,
+    /// Findings left out, each with the reason.
+    pub suppressed: Vec<(Finding, String)>,
+    /// One-line notices about the policy (unused entries, baselines to rewrite).
+    pub notes: Vec<String>,
+}
+
+/// "for tool `x`, rule `y`": what an ignore entry names.
+fn ignore_scope(i: &Ignore) -> String {
+    let parts: Vec<String> = [("tool", &i.tool), ("pointer", &i.pointer), ("rule", &i.rule)]
+        .into_iter()
+        .filter_map(|(k, v)| v.as_deref().map(|v| format!("{k} `{v}`")))
+        .collect();
+    if parts.is_empty() { "for every finding".into() } else { format!("for {}", parts.join(", ")) }
+}
+
+/// "for `rule` on `tool`" or "for fingerprint `...`": what an accepted change names.
+fn accept_scope(a: &Accept) -> String {
+    match (&a.fingerprint, &a.rule, &a.tool) {
+        (None, Some(rule), Some(tool)) => {
+            let at = a.pointer.as_deref().map(|p| format!(" at `{p}`")).unwrap_or_default();
+            format!("for `{rule}` on `{tool}`{at}")
+        }
+        (Some(fp), _, _) => format!("for fingerprint `{fp}`"),
+        _ => String::new(),
     }
 }
 
@@ -318,6 +344,7 @@ fn tool_matches(pattern: &str, tool: &str) -> bool {
     pattern.strip_suffix('*').map_or(pattern == tool, |prefix| tool.starts_with(prefix))
 }
 
+/// Whether `a` names the place of `f` (fingerprint, or rule, tool and pointer).
 fn accepts(a: &Accept, f: &Finding) -> bool {
     match &a.fingerprint {
         Some(fp) => *fp == f.fingerprint,
@@ -329,30 +356,12 @@ fn accepts(a: &Accept, f: &Finding) -> bool {
     }
 }
 
-fn check_accept(a: &Accept, name: &str, text: &str) -> Result<(), Error> {
-    let anchor = a.fingerprint.as_deref().or(a.rule.as_deref()).unwrap_or("[[accept]]");
-    let (line, column) = position(text, text.find(anchor).unwrap_or(0));
-    let fail = |message: String| Err(Error::Input { file: name.to_owned(), line, column, message });
-    if a.fingerprint.is_none() && (a.rule.is_none() || a.tool.is_none()) {
-        return fail("an accepted change needs `fingerprint`, or `rule` and `tool` (and optionally `pointer`)".into());
+/// Whether `a` accepted this very change: entries and findings without evidence compare by place only.
+fn same_evidence(a: &Accept, f: &Finding) -> bool {
+    match (&a.evidence, &f.evidence) {
+        (Some(accepted), Some(now)) => accepted == now,
+        _ => true,
     }
-    if a.reason.trim().is_empty() {
-        return fail("an accepted change needs a non-empty `reason`".into());
-    }
-    if let Some(day) = &a.expires
-        && !is_date(day)
-    {
-        return fail(format!("`expires` must be a date written YYYY-MM-DD, found `{day}`"));
-    }
-    Ok(())
-}
-
-fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline, Error> {
@@ -427,8 +436,10 @@ pub fn baseline_of(findings: &[Finding], reason: &str) -> Baseline {
             rule: Some(f.rule.as_str().to_owned()),
             tool: Some(f.tool.clone()),
             pointer: Some(f.pointer.clone()),
+            evidence: f.evidence.clone(),
             reason: reason.to_owned(),
             expires: None,
+            line: 0,
         })
         .collect();
     accepted.sort_by(|a, b| (&a.tool, &a.pointer, &a.rule).cmp(&(&b.tool, &b.pointer, &b.rule)));
@@ -452,43 +463,34 @@ pub fn write_atomically(path: &Path, contents: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// Today's date in UTC as `YYYY-MM-DD` (civil-from-days, Howard Hinnant's algorithm).
-#[must_use]
-pub fn today() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let (y, m, d) = civil(days);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// At a revision as on disk: the baseline the configuration names must exist there.
     #[test]
-    fn civil_dates() {
-        assert_eq!(civil(0), (1970, 1, 1));
-        assert_eq!(civil(20_423), (2025, 12, 1));
-        assert_eq!(civil(11_016), (2000, 2, 29));
+    fn a_configured_baseline_absent_at_the_revision_is_a_problem_at_its_key() {
+        let text = "fail-on = \"error\"\nbaseline   = \"accepted.json\"\n";
+        let Err(Error::Config { file, problems }) = Policy::from_text("main:mcp-drift.toml", text, |_| Ok(None)) else {
+            panic!("a missing baseline is an error");
+        };
+        assert_eq!(file, "main:mcp-drift.toml");
+        assert_eq!((problems.len(), problems[0].line, problems[0].column), (1, 2, 14));
+        assert!(problems[0].message.contains("`accepted.json` does not exist"), "{problems:?}");
+        let found = Baseline { version: 1, accepted: Vec::new() };
+        assert!(Policy::from_text("main:mcp-drift.toml", text, |_| Ok(Some(found))).is_ok());
     }
 
+    /// The configuration's own problems come before the baseline's: its error waits until they are fixed.
     #[test]
-    fn config_errors_have_positions() {
-        let text = "fail-on = \"error\"\n[severity]\ninput-required-added = \"loud\"\n";
-        let e = toml::from_str::<Config>(text).unwrap_err();
-        assert_eq!(position(text, e.span().unwrap().start).0, 3);
-        assert!(toml::from_str::<Config>("unknown = 1\n").is_err());
+    fn configuration_problems_come_before_an_unreadable_baseline() {
+        let unreadable = |_: &Path| Err(Error::Usage("unreadable baseline".into()));
+        let Err(Error::Config { problems, .. }) =
+            Policy::from_text("c.toml", "baseline = \"b\"\ncolor = 1\n", unreadable)
+        else {
+            panic!("the configuration's problem");
+        };
+        assert_eq!(problems.len(), 1);
+        assert!(matches!(Policy::from_text("c.toml", "baseline = \"b\"\n", unreadable), Err(Error::Usage(_))));
     }
 }

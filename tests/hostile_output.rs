@@ -456,7 +456,7 @@ fn many_suppressed_findings_are_summarized_in_github_and_bounded_in_markdown() {
             tool: Some(name(i)),
             pointer: None,
             reason: format!("reviewed{P}"),
-            expires: None,
+            ..mcp_drift::policy::Accept::default()
         })
         .collect();
     a.apply_policy(&mcp_drift::policy::Policy { accepted, ..mcp_drift::policy::Policy::default() });

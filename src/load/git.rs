@@ -44,9 +44,26 @@ pub fn is_revision(rev: &str) -> bool {
 /// repository (`git rev-parse --show-prefix`: empty at the root and in a bare repository), both
 /// from one `git rev-parse`.
 fn check_revision(rev: &str) -> Result<String, Error> {
+    static CHECKED: std::sync::Mutex<Vec<(std::path::PathBuf, String, String)>> = std::sync::Mutex::new(Vec::new());
     if rev.is_empty() || rev.starts_with('-') {
         return Err(Error::Usage(format!("`{rev}` is not a revision (revisions may not start with `-`)")));
     }
+    // One run reads a revision's snapshot, configuration and baseline: asked once, from one directory.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let known = |c: &Vec<(std::path::PathBuf, String, String)>| {
+        c.iter().find(|(d, r, _)| *d == cwd && r == rev).map(|(_, _, prefix)| prefix.clone())
+    };
+    if let Some(prefix) = CHECKED.lock().ok().as_deref().and_then(known) {
+        return Ok(prefix);
+    }
+    let prefix = verify_revision(rev)?;
+    if let Ok(mut c) = CHECKED.lock() {
+        c.push((cwd, rev.to_owned(), prefix.clone()));
+    }
+    Ok(prefix)
+}
+
+fn verify_revision(rev: &str) -> Result<String, Error> {
     let verified = git(&["rev-parse", "--show-prefix", "--verify", "--end-of-options", &format!("{rev}^{{commit}}")])?;
     if verified.status.success() {
         // A tag pushed with the name of the base branch (`origin/main`) would silently become the base:
@@ -216,13 +233,8 @@ pub fn list(rev: &str, path: &str) -> Result<Listing, Error> {
         let size = size.parse().unwrap_or(u64::MAX);
         blobs.push(Blob { path: name.to_owned(), rel: rel.to_owned(), oid: object.to_owned(), size });
     }
-    if blobs.is_empty() {
-        // An existing directory without snapshot files still exists: tell it apart from a missing path.
-        let probe =
-            git(&["--literal-pathspecs", "ls-tree", "-d", "--full-tree", "--end-of-options", rev, "--", &root_path])?;
-        if root_path.is_empty() || !stdout(&probe).is_empty() {
-            return Ok(Listing::Dir(Vec::new()));
-        }
+    // Git keeps no empty directories: a path that lists nothing does not exist (the root always does).
+    if out.stdout.is_empty() && !root_path.is_empty() {
         return Ok(Listing::Missing);
     }
     blobs.sort_by(|a, b| a.path.cmp(&b.path));

@@ -126,10 +126,16 @@ pub fn diff_selected(
     let (found_old, found_new) =
         rayon::join(|| load::dir::gather(old, limits, select), || load::dir::gather(new, limits, select));
     let (found_old, found_new) = (found_old?, found_new?);
-    let absent = |f: &Option<load::dir::Found>| f.as_ref().is_none_or(|f| f.files.is_empty());
+    // `None`: the side has files; else why it has none.
+    let absent = |f: &Option<load::dir::Found>| match f {
+        None => Some("does not exist"),
+        Some(f) if f.files.is_empty() && select.is_all() => Some("holds no *.json or *.snap files"),
+        Some(f) if f.files.is_empty() => Some("holds no selected file"),
+        Some(_) => None,
+    };
     let (old_absent, new_absent) = (absent(&found_old), absent(&found_new));
     let (found_old, found_new) = match load::dir::snapshot_pairs(found_old, found_new) {
-        Ok(pairs) if !(old_absent && new_absent) => {
+        Ok(pairs) if old_absent.is_none() || new_absent.is_none() => {
             let mut all = diff_many(&old.label(), &new.label(), pairs)?;
             all.notes.splice(0..0, one_side_note(old, new, old_absent, new_absent, select));
             return Ok(all);
@@ -156,28 +162,26 @@ pub fn diff_selected(
     Ok(analysis)
 }
 
-/// The note for a side that does not exist: every tool of the other side is added or removed.
+/// The note for a side that does not exist or has no files: every tool of the other side is added or
+/// removed.
 fn one_side_note(
     old: &load::Source,
     new: &load::Source,
-    old_absent: bool,
-    new_absent: bool,
+    old_absent: Option<&str>,
+    new_absent: Option<&str>,
     select: &load::Select,
 ) -> Option<String> {
-    let (source, what) = match (old_absent, new_absent) {
-        (true, false) => (old, "added"),
-        (false, true) => (new, "removed"),
+    let (source, why, what) = match (old_absent, new_absent) {
+        (Some(why), None) => (old, why, "added"),
+        (None, Some(why)) => (new, why, "removed"),
         _ => return None,
     };
     let place = match source {
-        load::Source::Git { rev, path } => format!("`{path}` does not exist at `{rev}`"),
-        other => format!("`{}` does not exist", other.label()),
+        load::Source::Git { rev, path } => format!("`{path}` {why} at `{rev}`"),
+        other => format!("`{}` {why}", other.label()),
     };
-    let selection = if select.is_all() {
-        String::new()
-    } else {
-        format!(" or holds no file selected by {}", select.described.join(" "))
-    };
+    let selection =
+        if why == "holds no selected file" { format!(" ({})", select.described.join(" ")) } else { String::new() };
     Some(format!("{place}{selection}; every tool is reported as {what}"))
 }
 

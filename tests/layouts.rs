@@ -202,6 +202,11 @@ fn include_and_exclude_select_files() {
     let (code, _, err) = drift(d.path(), &["lock", "new", "--include", "list_tags.snap", "--output", "x.lock"]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("locked 1 tool(s)"), "{err}");
+    // A selection that leaves one side without files: every tool of the other is added, with a note.
+    write(&d.path().join("older"), &[("get_me.snap", snap("get_me", "", ""))]);
+    let (code, out, err) = drift(d.path(), &["diff", "older", "old", "--include", "list_*", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(notes(&out), ["`older` holds no selected file (--include list_*); every tool is reported as added"]);
     // Nothing selected on either side is an error that says so; a bad glob names itself.
     let (code, _, err) = drift(d.path(), &["diff", "old", "new", "--include", "nothing/**"]);
     assert_eq!(code, 2);

@@ -430,3 +430,41 @@ fn files_are_located_by_their_repository_path() {
     let disk = mcp_drift::diff("old.json", "./__toolsnaps__/../new.json").unwrap();
     assert_eq!(paths(disk), ["pkg/github/old.json", "pkg/github/new.json"]);
 }
+
+/// A tree at a revision costs a fixed number of git processes, whatever its number of files: one
+/// `rev-parse`, one `ls-tree` and one `cat-file --batch` per side (plus the configuration lookup).
+#[cfg(unix)]
+#[test]
+fn a_tree_is_read_with_a_fixed_number_of_git_processes() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let r = repo();
+    let snaps = r.path().join("snaps");
+    std::fs::create_dir_all(&snaps).unwrap();
+    for i in 0..40 {
+        let tool = format!(r#"{{"name": "t{i}", "inputSchema": {{"type": "object"}}}}"#);
+        std::fs::write(snaps.join(format!("t{i}.snap")), tool).unwrap();
+    }
+    commit_all(r.path(), "v1");
+    std::fs::write(snaps.join("t0.snap"), r#"{"name": "t0", "inputSchema": {"type": "object", "required": ["x"]}}"#)
+        .unwrap();
+    commit_all(r.path(), "v2");
+    // A `git` first on PATH that logs each run and hands it to the real one.
+    let real = std::process::Command::new("sh").args(["-c", "command -v git"]).output().unwrap();
+    let real = String::from_utf8(real.stdout).unwrap().trim().to_owned();
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("log");
+    let wrapper = bin.path().join("git");
+    std::fs::write(&wrapper, format!("#!/bin/sh\necho \"$1\" >> '{}'\nexec '{real}' \"$@\"\n", log.display())).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::cargo_bin("mcp-drift")
+        .unwrap()
+        .current_dir(r.path())
+        .env("PATH", path)
+        .args(["diff", "HEAD~1:snaps", "HEAD:snaps"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let runs = std::fs::read_to_string(&log).unwrap();
+    assert!(runs.lines().count() <= 8, "{} git processes for 80 files:\n{runs}", runs.lines().count());
+}

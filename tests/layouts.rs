@@ -148,6 +148,17 @@ fn bad_tools_in_one_file_never_hide_the_others() {
     let (_, human, _) = drift(d.path(), &["diff", "old.json", "new.json"]);
     assert!(human.contains("error[tool-name-duplicate]") && human.contains("new.json:3:1"), "{human}");
     assert!(human.contains("error[tool-unnamed]") && human.contains("new.json:4:1"), "{human}");
+    // Compared with itself: nothing is new, so no finding, one note per defect.
+    let (code, out, err) = drift(d.path(), &["diff", "new.json", "new.json", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(findings(&out).is_empty(), "{out}");
+    let n = notes(&out);
+    assert_eq!(n.len(), 4, "{n:?}");
+    assert!(
+        n[0].starts_with("tool `a` is defined more than once in both snapshots (first defined at new.json:2:1)"),
+        "{n:?}"
+    );
+    assert!(n[1].starts_with("the tool at `/tools/2` has no usable name in both snapshots"), "{n:?}");
 }
 
 #[test]

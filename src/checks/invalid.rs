@@ -65,13 +65,23 @@ pub fn problems(old: &Snapshot, new: &Snapshot, sources: &Sources) -> (Vec<Findi
         let unchanged = old.problems.iter().any(|o| identity(o) == id && o.tool.raw() == p.tool.raw());
         let name = shown(p);
         if unchanged {
-            notes.push(format!(
-                "tool `{name}` has the same defect in both snapshots and is not compared ({}{}; rule {}): \
-                 not reported as a change, fix it in the server",
-                p.detail.trim_start(),
-                if p.kind == ProblemKind::NameDuplicate { ", the first definition is compared" } else { "" },
-                rule(p.kind).as_str()
-            ));
+            let rule = rule(p.kind).as_str();
+            notes.push(match p.kind {
+                ProblemKind::Invalid => format!(
+                    "tool `{name}` is invalid the same way in both snapshots ({}) and is not compared ({rule}); \
+                     fix it in the server",
+                    p.detail
+                ),
+                ProblemKind::Unnamed => format!(
+                    "the tool at `{name}` has no usable name in both snapshots ({}) and is not compared ({rule})",
+                    p.detail
+                ),
+                ProblemKind::NameDuplicate => format!(
+                    "tool `{name}` is defined more than once in both snapshots{}; the first definition is compared \
+                     ({rule})",
+                    p.detail
+                ),
+            });
             continue;
         }
         let mut tool = p.tool.clone();
@@ -85,11 +95,11 @@ pub fn problems(old: &Snapshot, new: &Snapshot, sources: &Sources) -> (Vec<Findi
         // A duplicate or a nameless tool the new side no longer has is a fix, not news.
         if p.kind == ProblemKind::Invalid && !new_ids.contains(id) {
             notes.push(format!(
-                "tool `{}` was not comparable in {} ({}): its contract in {} cannot be compared with the old one, \
-                 so no change is reported for it",
+                "tool `{}` was invalid in {} ({}): its contract in {} cannot be compared with the old one, so no \
+                 change is reported for it",
                 shown(p),
                 old.label,
-                p.detail.trim_start(),
+                p.detail,
                 new.label
             ));
         }

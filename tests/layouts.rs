@@ -213,6 +213,12 @@ fn include_and_exclude_select_files() {
     let (code, _, err) = drift(d.path(), &["lock", "new", "--include", "list_tags.snap", "--output", "x.lock"]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("locked 1 tool(s)"), "{err}");
+    let (code, out, err) = drift(d.path(), &["verify", "new", "--include", "list_tags.snap", "--lock", "x.lock"]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    let (code, _, err) =
+        drift(d.path(), &["baseline", "write", "old", "new", "--include", "list_tags.snap", "--output", "b.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("wrote 1 accepted finding(s)"), "{err}");
     // A selection that leaves one side without files: every tool of the other is added, with a note.
     write(&d.path().join("older"), &[("get_me.snap", snap("get_me", "", ""))]);
     let (code, out, err) = drift(d.path(), &["diff", "older", "old", "--include", "list_*", "--format", "json"]);

@@ -103,8 +103,22 @@ fn relative(base: &Path, p: &Path) -> String {
     p.strip_prefix(base).unwrap_or(p).to_string_lossy().replace('\\', "/")
 }
 
-/// The root of the work tree the current directory is in, canonical (`None` outside one).
+/// The root of the work tree the current directory is in, canonical (`None` outside one); asked of
+/// git once per run and directory.
 fn work_tree() -> Option<PathBuf> {
+    static KNOWN: std::sync::Mutex<Vec<(PathBuf, Option<PathBuf>)>> = std::sync::Mutex::new(Vec::new());
+    let cwd = std::env::current_dir().ok()?;
+    if let Some((_, root)) = KNOWN.lock().ok()?.iter().find(|(d, _)| *d == cwd) {
+        return root.clone();
+    }
+    let root = ask_work_tree();
+    if let Ok(mut known) = KNOWN.lock() {
+        known.push((cwd, root.clone()));
+    }
+    root
+}
+
+fn ask_work_tree() -> Option<PathBuf> {
     let out = std::process::Command::new("git").args(["rev-parse", "--show-toplevel"]).output().ok()?;
     if !out.status.success() {
         return None;

@@ -6,6 +6,8 @@
 //! are sorted deterministically (tool, pointer, rule) and their fingerprints depend only on rule, tool
 //! and pointer, so unrelated edits elsewhere in a file never change them.
 
+pub mod invalid;
+
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -116,7 +118,7 @@ pub(crate) fn standalone(
         fingerprint: fingerprint(rule.as_str(), &tool.name, &pointer),
         pointer,
         from: None,
-        message: fill(meta.message, &all),
+        message: with_published_name(fill(meta.message, &all), Some(tool)),
         why: fill(meta.why, &all),
         migration: fill(meta.migration, &all),
         old: None,
@@ -183,7 +185,7 @@ fn finding(
         tool: change.tool.clone(),
         pointer,
         from: draft.from,
-        message: fill(meta.message, &vars),
+        message: with_published_name(fill(meta.message, &vars), new_tool.or(old_tool)),
         why: fill(meta.why, &vars),
         migration: fill(meta.migration, &vars),
         old: old_tool.and_then(|t| change.old_ptr.as_deref().and_then(|p| locate(t, p, sources))),
@@ -193,6 +195,22 @@ fn finding(
         at_old: draft.at_old,
         witness: change.witness.clone(),
         evidence,
+    }
+}
+
+/// A tool keyed by its file's path (see [`crate::load::dir`]) is named by its key in messages; the
+/// first mention also gives the name the server publishes: "tool `issue_write_ff` (name `issue_write`)".
+fn with_published_name(message: String, tool: Option<&Tool>) -> String {
+    let Some((key, published)) = tool.and_then(|t| t.published.as_deref().map(|p| (&t.name, p))) else {
+        return message;
+    };
+    let mention = format!("`{}`", escape(key));
+    match message.find(&mention) {
+        Some(at) => {
+            let end = at + mention.len();
+            format!("{} (name `{}`){}", &message[..end], escape(published), &message[end..])
+        }
+        None => format!("{message} (tool `{}`, name `{}`)", escape(key), escape(published)),
     }
 }
 

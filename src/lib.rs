@@ -22,8 +22,6 @@ pub use catalog::{RuleId, Severity};
 pub use checks::Finding;
 pub use error::Error;
 
-use std::path::PathBuf;
-
 use load::{Snapshot, Sources};
 
 /// Everything one `diff` run produced.
@@ -68,6 +66,10 @@ impl Analysis {
                 tool.file += shift;
                 into.repeated.push(tool);
             }
+            for mut problem in side.problems {
+                problem.tool.file += shift;
+                into.problems.push(problem);
+            }
         }
         for mut f in part.findings {
             for loc in [f.old.as_mut(), f.new.as_mut()].into_iter().flatten() {
@@ -104,48 +106,132 @@ pub fn diff(old: &str, new: &str) -> Result<Analysis, Error> {
 /// # Errors
 /// As [`diff`].
 pub fn diff_sources(old: &load::Source, new: &load::Source, limits: load::Limits) -> Result<Analysis, Error> {
-    if let Some(pairs) = load::snapshot_pairs(old, new, limits)? {
-        return diff_many(&old.label(), &new.label(), &pairs, limits);
-    }
+    diff_selected(old, new, limits, &load::Select::default())
+}
+
+/// [`diff_sources`] of the files `select` selects. A side whose path does not exist (or holds no
+/// selected file) is an empty snapshot with a note, when the other side has files: every tool is then
+/// added or removed.
+///
+/// # Errors
+/// As [`diff`]; also when neither side exists or has selected files.
+pub fn diff_selected(
+    old: &load::Source,
+    new: &load::Source,
+    limits: load::Limits,
+    select: &load::Select,
+) -> Result<Analysis, Error> {
     if *old == load::Source::Stdin && *new == load::Source::Stdin {
         return Err(Error::Usage("only one side can be read from standard input".into()));
     }
+    let (found_old, found_new) =
+        rayon::join(|| load::dir::gather(old, limits, select), || load::dir::gather(new, limits, select));
+    let (found_old, found_new) = (found_old?, found_new?);
+    // `None`: the side has files; else why it has none.
+    let absent = |f: &Option<load::dir::Found>| match f {
+        None => Some("does not exist"),
+        Some(f) if f.files.is_empty() && select.is_all() => Some("holds no *.json or *.snap files"),
+        Some(f) if f.files.is_empty() => Some("holds no selected file"),
+        Some(_) => None,
+    };
+    let (old_absent, new_absent) = (absent(&found_old), absent(&found_new));
+    // A path missing on one side counts as "every tool added/removed" only across git revisions, where
+    // it means the pull request adds or deletes the snapshot. Between two paths on disk it is far more
+    // often a typo, and a typo on the old side must not turn the gate green.
+    let git = matches!(old, load::Source::Git { .. }) || matches!(new, load::Source::Git { .. });
+    let missing = |source: &load::Source, why: Option<&str>| {
+        (why == Some("does not exist") && !git).then(|| Error::Io {
+            path: source.label(),
+            message: "does not exist (a snapshot that exists on one side only is reported as every tool \
+                      added or removed when that side is read at a git revision: `REV:PATH` or `--base REV PATH`)"
+                .into(),
+        })
+    };
+    if let Some(e) = missing(old, old_absent) {
+        return Err(e);
+    }
+    // The old side's own errors come first.
+    let new_missing = missing(new, new_absent);
+    let (found_old, found_new) = match load::dir::snapshot_pairs(found_old, found_new) {
+        Ok(pairs) if old_absent.is_none() || new_absent.is_none() => {
+            if let Some(e) = new_missing {
+                return Err(e);
+            }
+            let mut all = diff_many(&old.label(), &new.label(), pairs)?;
+            all.notes.splice(0..0, one_side_note(old, new, old_absent, new_absent, select));
+            return Ok(all);
+        }
+        Ok(_) => (None, None),
+        Err(sides) => sides,
+    };
     // Both sides load at once: parsing dominates the run time of large snapshots.
-    let (old, new) = rayon::join(
-        || {
-            let mut sources = Sources::default();
-            load::load_source(old, &mut sources, load::Mode::Contract, limits).map(|s| (sources, s))
-        },
-        || {
-            let mut sources = Sources::default();
-            load::load_source(new, &mut sources, load::Mode::Contract, limits).map(|s| (sources, s))
-        },
-    );
-    let (mut sources, old) = old?;
-    let (new_sources, mut new) = new?;
-    sources.absorb(new_sources, &mut new);
-    Ok(analyze(sources, old, new))
+    let load = |found, source: &load::Source| {
+        let mut sources = Sources::default();
+        load::load_found(found, &source.label(), &mut sources, load::Mode::Contract).map(|s| (sources, s))
+    };
+    let (o, n) = rayon::join(|| load(found_old, old), || load(found_new, new));
+    let (mut sources, o) = o?;
+    if let Some(e) = new_missing {
+        return Err(e);
+    }
+    let (new_sources, n) = n?;
+    let (old_snapshot, mut new_snapshot) = match (o, n) {
+        (load::Side::Loaded(o), load::Side::Loaded(n)) => (o, n),
+        (load::Side::Loaded(o), _) => (o, Snapshot::empty(&new.label())),
+        (_, load::Side::Loaded(n)) => (Snapshot::empty(&old.label()), n),
+        (side, _) => return Err(side.error(old, select)),
+    };
+    sources.absorb(new_sources, &mut new_snapshot);
+    let mut analysis = analyze(sources, old_snapshot, new_snapshot);
+    analysis.notes.splice(0..0, one_side_note(old, new, old_absent, new_absent, select));
+    Ok(analysis)
+}
+
+/// The note for a side that does not exist or has no files: every tool of the other side is added or
+/// removed.
+fn one_side_note(
+    old: &load::Source,
+    new: &load::Source,
+    old_absent: Option<&str>,
+    new_absent: Option<&str>,
+    select: &load::Select,
+) -> Option<String> {
+    let (source, why, what) = match (old_absent, new_absent) {
+        (Some(why), None) => (old, why, "added"),
+        (None, Some(why)) => (new, why, "removed"),
+        _ => return None,
+    };
+    let place = match source {
+        load::Source::Git { rev, path } => format!("`{path}` {why} at `{rev}`"),
+        other => format!("`{}` {why}", other.label()),
+    };
+    let selection =
+        if why == "holds no selected file" { format!(" ({})", select.described.join(" ")) } else { String::new() };
+    Some(format!("{place}{selection}; every tool is reported as {what}"))
 }
 
 /// Directories of several snapshot files: each pair analyzed on its own (in parallel), a file on one
 /// side only compared with an empty snapshot, findings grouped by file in path order.
-fn diff_many(old: &str, new: &str, pairs: &[load::SnapshotPair], limits: load::Limits) -> Result<Analysis, Error> {
+fn diff_many(old: &str, new: &str, pairs: Vec<load::SnapshotPair>) -> Result<Analysis, Error> {
     use rayon::prelude::*;
-    let side = |path: &Option<PathBuf>, label: &str| -> Result<(Sources, Snapshot), Error> {
+    let side = |file: Option<load::dir::FileRead>| -> Result<(Sources, Snapshot), Error> {
         let mut sources = Sources::default();
-        let snapshot = match path {
-            Some(p) => load::load_source(&load::Source::Path(p.clone()), &mut sources, load::Mode::Contract, limits)?,
-            None => Snapshot::empty(label),
+        let Some(file) = file else { return Ok((sources, Snapshot::empty("(absent)"))) };
+        let label = file.name.clone();
+        let found = load::dir::Found { directory: false, files: vec![file] };
+        let snapshot = match load::load_found(Some(found), &label, &mut sources, load::Mode::Contract)? {
+            load::Side::Loaded(s) => s,
+            load::Side::Missing | load::Side::Empty => Snapshot::empty(&label),
         };
         Ok((sources, snapshot))
     };
     let analyses: Vec<Result<(String, Analysis), Error>> = pairs
-        .par_iter()
+        .into_par_iter()
         .map(|(rel, a, b)| {
-            let (mut sources, old) = side(a, "(absent)")?;
-            let (more, mut new) = side(b, "(absent)")?;
+            let (mut sources, old) = side(a)?;
+            let (more, mut new) = side(b)?;
             sources.absorb(more, &mut new);
-            Ok((rel.clone(), analyze(sources, old, new)))
+            Ok((rel, analyze(sources, old, new)))
         })
         .collect();
     let mut all = Analysis::empty(Snapshot::empty(old), Snapshot::empty(new));
@@ -156,12 +242,19 @@ fn diff_many(old: &str, new: &str, pairs: &[load::SnapshotPair], limits: load::L
     Ok(all)
 }
 
-/// Compares two loaded snapshots.
+/// Compares two loaded snapshots. Tools that cannot be compared are reported by
+/// [`checks::invalid`] and left out of the comparison.
 #[must_use]
-pub fn analyze(sources: Sources, old: Snapshot, new: Snapshot) -> Analysis {
+pub fn analyze(sources: Sources, mut old: Snapshot, mut new: Snapshot) -> Analysis {
+    checks::invalid::hold_back(&mut old, &mut new);
     let changes = compare::compare(&old, &new);
-    let findings = checks::findings(&changes, &old, &new, &sources);
-    Analysis { sources, old, new, findings, suppressed: Vec::new(), notes: Vec::new() }
+    let mut findings = checks::findings(&changes, &old, &new, &sources);
+    let (problems, notes) = checks::invalid::problems(&old, &new, &sources);
+    if !problems.is_empty() {
+        findings.extend(problems);
+        checks::sort(&mut findings);
+    }
+    Analysis { sources, old, new, findings, suppressed: Vec::new(), notes }
 }
 
 /// Verifies a snapshot against a lock: the locked contracts are the old side.
@@ -184,10 +277,23 @@ pub fn verify_source(
     lock_path: &std::path::Path,
     limits: load::Limits,
 ) -> Result<(Analysis, lock::LockFile, lock::LockFile), Error> {
+    verify_selected(snapshot, lock_path, limits, &load::Select::default())
+}
+
+/// [`verify_source`] of the files `select` selects.
+///
+/// # Errors
+/// As [`verify`].
+pub fn verify_selected(
+    snapshot: &load::Source,
+    lock_path: &std::path::Path,
+    limits: load::Limits,
+    select: &load::Select,
+) -> Result<(Analysis, lock::LockFile, lock::LockFile), Error> {
     let locked = lock::read_with(lock_path, limits)?;
     let mut sources = Sources::default();
     let old = lock::locked_snapshot(&locked, &lock_path.display().to_string(), &mut sources)?;
-    let new = load::load_source(snapshot, &mut sources, load::Mode::Contract, limits)?;
+    let new = load::load_selected(snapshot, &mut sources, load::Mode::Contract, limits, select)?;
     let current = lock::lock(&new);
     Ok((analyze(sources, old, new), locked, current))
 }
@@ -207,12 +313,25 @@ pub fn lint(specs: &[String], options: lint::Options) -> Result<Analysis, Error>
 /// # Errors
 /// As [`lint`].
 pub fn lint_sources(specs: &[load::Source], options: lint::Options, limits: load::Limits) -> Result<Analysis, Error> {
+    lint_selected(specs, options, limits, &load::Select::default())
+}
+
+/// [`lint_sources`] of the files `select` selects.
+///
+/// # Errors
+/// As [`lint`].
+pub fn lint_selected(
+    specs: &[load::Source],
+    options: lint::Options,
+    limits: load::Limits,
+    select: &load::Select,
+) -> Result<Analysis, Error> {
     use rayon::prelude::*;
     let parts: Vec<Result<Analysis, Error>> = specs
         .par_iter()
         .map(|spec| {
             let mut sources = Sources::default();
-            let snapshot = load::load_source(spec, &mut sources, load::Mode::Lint, limits)?;
+            let snapshot = load::load_selected(spec, &mut sources, load::Mode::Lint, limits, select)?;
             Ok(lint_loaded(sources, snapshot, options))
         })
         .collect();

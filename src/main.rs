@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcp_drift::catalog::{RuleId, Severity};
 use mcp_drift::lint::Protocol;
-use mcp_drift::load::{Limits, Source};
+use mcp_drift::load::{Limits, Select, Source};
 use mcp_drift::policy::Policy;
 use mcp_drift::report;
 
@@ -115,27 +115,40 @@ struct LintTarget {
 }
 
 impl LintTarget {
-    fn run(&self) -> Result<mcp_drift::Analysis, mcp_drift::Error> {
+    fn run(&self, config: &mcp_drift::policy::Config) -> Result<mcp_drift::Analysis, mcp_drift::Error> {
         let sources = self.snapshots.iter().map(|s| Source::parse(s)).collect::<Result<Vec<_>, _>>()?;
         if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
             return Err(mcp_drift::Error::Usage("only one snapshot can be read from standard input".into()));
         }
-        mcp_drift::lint_sources(&sources, mcp_drift::lint::Options { protocol: self.protocol }, self.input.limits())
+        let options = mcp_drift::lint::Options { protocol: self.protocol };
+        mcp_drift::lint_selected(&sources, options, self.input.limits(), &self.input.select(config)?)
     }
 }
 
-/// How much one run may read.
-#[derive(clap::Args, Clone, Copy)]
+/// How much one run may read, and which snapshot files.
+#[derive(clap::Args, Clone)]
 struct InputArgs {
     /// The most bytes read from one snapshot file, standard input, git blob or lock file (e.g. 64MiB).
     /// Configuration and baseline files are capped at 16 MiB.
     #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "256MiB")]
     max_input_bytes: u64,
+    /// Read only snapshot files matching this glob (repeatable; gitignore-style `**`), matched against
+    /// the path relative to the directory given, or a single file's own path. Same at git revisions.
+    #[arg(long, value_name = "GLOB")]
+    include: Vec<String>,
+    /// Skip snapshot files matching this glob (repeatable); an exclude wins over an include.
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
 }
 
 impl InputArgs {
-    fn limits(self) -> Limits {
+    fn limits(&self) -> Limits {
         Limits { max_input_bytes: self.max_input_bytes }
+    }
+
+    /// The files to read: these flags with the configuration's `include`/`exclude`.
+    fn select(&self, config: &mcp_drift::policy::Config) -> Result<Select, mcp_drift::Error> {
+        Select::with_config(&self.include, &self.exclude, &config.include, &config.exclude)
     }
 }
 
@@ -358,23 +371,32 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                 _ => None,
             };
             let judged = policy(&r, judge_rev)?;
-            report(mcp_drift::diff_sources(&old, &new, input.limits())?, &r, judged, report::human::Run::Diff)
+            let select = input.select(&judged.0.config)?;
+            report(mcp_drift::diff_selected(&old, &new, input.limits(), &select)?, &r, judged, report::human::Run::Diff)
         }
         Command::Lint { target, report: r } => {
             let judged = policy(&r, None)?;
-            report(target.run()?, &r, judged, report::human::Run::Lint)
+            let analysis = target.run(&judged.0.config)?;
+            report(analysis, &r, judged, report::human::Run::Lint)
         }
         Command::Baseline { action: BaselineAction::Write { old, new, out, input } } => {
-            write_baseline(mcp_drift::diff_sources(&Source::parse(&old)?, &Source::parse(&new)?, input.limits())?, &out)
+            let (old, new) = (Source::parse(&old)?, Source::parse(&new)?);
+            let config = Policy::load_config(out.config.as_deref())?.config;
+            write_baseline(mcp_drift::diff_selected(&old, &new, input.limits(), &input.select(&config)?)?, &out)
         }
-        Command::Baseline { action: BaselineAction::Lint { target, out } } => write_baseline(target.run()?, &out),
+        Command::Baseline { action: BaselineAction::Lint { target, out } } => {
+            let config = Policy::load_config(out.config.as_deref())?.config;
+            write_baseline(target.run(&config)?, &out)
+        }
         Command::Lock { snapshot, output, input } => {
             let mut sources = mcp_drift::load::Sources::default();
-            let snap = mcp_drift::load::load_source(
+            let snap = mcp_drift::load::load_selected(
                 &Source::parse(&snapshot)?,
                 &mut sources,
                 mcp_drift::load::Mode::Contract,
                 input.limits(),
+                // The files `verify` will read: the configuration's selection applies here too.
+                &input.select(&Policy::load_config(None)?.config)?,
             )?;
             let lock = mcp_drift::lock::lock(&snap);
             mcp_drift::policy::write_atomically(&output, &mcp_drift::lock::to_text(&lock))?;
@@ -383,8 +405,12 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
         }
         Command::Verify { snapshot, lock, update, report: r, input } => {
             let judged = policy(&r, None)?;
-            let (analysis, locked, current) =
-                mcp_drift::verify_source(&Source::parse(&snapshot)?, &lock, input.limits())?;
+            let (analysis, locked, current) = mcp_drift::verify_selected(
+                &Source::parse(&snapshot)?,
+                &lock,
+                input.limits(),
+                &input.select(&judged.0.config)?,
+            )?;
             let drifted = mcp_drift::lock::drifted(&locked, &current);
             if update {
                 mcp_drift::policy::write_atomically(&lock, &mcp_drift::lock::to_text(&current))?;

@@ -86,17 +86,26 @@ fn revisions_never_start_with_a_dash() {
     std::fs::write(r.path().join("tools.json"), V1).unwrap();
     let (code, _, err) = drift(r.path(), &["diff", "--base=--output=/tmp/x", "tools.json"]);
     assert_eq!(code, 2, "{err}");
-    let (code, _, _) = drift(r.path(), &["diff", "--", "-x:tools.json", "tools.json"]);
-    assert_eq!(code, 2);
+    // Never a revision: a path, here one that does not exist. Between two paths on disk a missing one
+    // is an error (a typo must not pass as "every tool added").
+    let (code, _, err) = drift(r.path(), &["diff", "--format", "json", "--", "-x:tools.json", "tools.json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("-x:tools.json: does not exist"), "{err}");
 }
 
+/// A snapshot new in the pull request: every tool is added, with a note; missing on both sides is
+/// still an error.
 #[test]
 fn missing_path_at_revision() {
     let r = repo();
     std::fs::write(r.path().join("other.json"), V1).unwrap();
     commit_all(r.path(), "v1");
     std::fs::write(r.path().join("tools.json"), V1).unwrap();
-    let (code, _, err) = drift(r.path(), &["diff", "--base", "HEAD", "tools.json"]);
+    let (code, out, err) = drift(r.path(), &["diff", "--base", "HEAD", "tools.json", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(notes(&out), ["`tools.json` does not exist at `HEAD`; every tool is reported as added"]);
+    assert!(out.contains("\"rule\": \"tool-added\""), "{out}");
+    let (code, _, err) = drift(r.path(), &["diff", "HEAD:nothing.json", "HEAD:neither.json"]);
     assert_eq!(code, 2);
     assert!(err.contains("does not exist at revision `HEAD`"), "{err}");
 }
@@ -279,4 +288,189 @@ fn an_ambiguous_base_revision_is_a_usage_error() {
     }
     let (code, out, err) = drift(r.path(), &["diff", "--base", "refs/heads/base", "tools.json"]);
     assert_eq!(code, 1, "{out}{err}");
+}
+
+/// Two tags of a repository that keeps one `.snap` per tool, like `__toolsnaps__`.
+fn toolsnaps_history() -> tempfile::TempDir {
+    let r = repo();
+    std::fs::write(r.path().join("README.md"), "no snapshots yet\n").unwrap();
+    commit_all(r.path(), "v0");
+    sh(r.path(), &["tag", "v0.1.0"]);
+    let snaps = r.path().join("pkg/github/__toolsnaps__");
+    std::fs::create_dir_all(&snaps).unwrap();
+    let tool = |name: &str, schema: &str| format!("{{\n  \"inputSchema\": {schema},\n  \"name\": \"{name}\"\n}}\n");
+    std::fs::write(snaps.join("get_me.snap"), tool("get_me", "{\"type\": \"object\"}")).unwrap();
+    std::fs::write(
+        snaps.join("issue_write.snap"),
+        tool("issue_write", r#"{"type": "object", "properties": {"m": {"type": "string"}}}"#),
+    )
+    .unwrap();
+    commit_all(r.path(), "v1");
+    sh(r.path(), &["tag", "v0.2.0"]);
+    std::fs::write(snaps.join("get_me.snap"), tool("get_me", "null")).unwrap();
+    std::fs::write(snaps.join("issue_write.snap"), tool("issue_write", r#"{"type": "object"}"#)).unwrap();
+    std::fs::write(snaps.join("issue_write_ff_fields.snap"), tool("issue_write", r#"{"type": "object"}"#)).unwrap();
+    commit_all(r.path(), "v2");
+    sh(r.path(), &["tag", "v0.3.0"]);
+    r
+}
+
+const SNAPS: &str = "pkg/github/__toolsnaps__";
+
+fn rules(json: &str) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    v["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn per_tool_directories_across_tags() {
+    let r = toolsnaps_history();
+    // The directory does not exist at the older tag: every tool is added, with a note.
+    let (code, out, err) =
+        drift(r.path(), &["diff", &format!("v0.1.0:{SNAPS}"), &format!("v0.2.0:{SNAPS}"), "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(rules(&out), ["tool-added", "tool-added"]);
+    assert_eq!(notes(&out), [format!("`{SNAPS}` does not exist at `v0.1.0`; every tool is reported as added")]);
+    // A variant carrying the base tool's name and a null inputSchema: findings, not exit 2.
+    let (code, out, err) =
+        drift(r.path(), &["diff", &format!("v0.2.0:{SNAPS}"), &format!("v0.3.0:{SNAPS}"), "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let got = rules(&out);
+    for want in ["input-property-removed", "tool-added", "tool-invalid"] {
+        assert!(got.iter().any(|r| r == want), "{want}: {got:?}");
+    }
+    assert!(!got.iter().any(|r| r == "tool-removed"), "{got:?}");
+    // Selection works at revisions as on disk.
+    let (code, out, err) = drift(
+        r.path(),
+        &[
+            "diff",
+            &format!("v0.2.0:{SNAPS}"),
+            &format!("v0.3.0:{SNAPS}"),
+            "--exclude",
+            "get_me.snap",
+            "--exclude",
+            "*_ff_*",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(rules(&out), ["input-property-removed"]);
+}
+
+/// CI checkouts without a working tree: a bare repository (paths from its root) and a
+/// `--no-checkout` clone.
+#[test]
+fn bare_repositories_and_no_checkout_clones() {
+    let r = toolsnaps_history();
+    let clones = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", r.path().display());
+    sh(clones.path(), &["clone", "-q", "--bare", &url, "bare.git"]);
+    sh(clones.path(), &["clone", "-q", "--no-checkout", &url, "nock"]);
+    for dir in ["bare.git", "nock"] {
+        let (code, out, err) = drift(
+            &clones.path().join(dir),
+            &["diff", &format!("v0.2.0:{SNAPS}"), &format!("v0.3.0:{SNAPS}"), "--format", "json"],
+        );
+        assert_eq!(code, 1, "{dir}: {out}{err}");
+        assert!(rules(&out).iter().any(|r| r == "tool-invalid"), "{dir}: {out}");
+        let (code, _, err) = drift(&clones.path().join(dir), &["diff", "v0.9.9:x.json", "v0.3.0:x.json"]);
+        assert_eq!(code, 2);
+        assert!(err.contains("git fetch --depth=1 origin tag v0.9.9"), "{dir}: {err}");
+    }
+}
+
+#[test]
+fn advice_for_a_missing_revision_fits_it() {
+    let r = repo();
+    std::fs::write(r.path().join("tools.json"), V1).unwrap();
+    commit_all(r.path(), "v1");
+    let (code, _, err) = drift(r.path(), &["diff", "--base", "HEAD~999999", "tools.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("history is shorter") && !err.contains("origin HEAD~"), "{err}");
+    let (_, _, err) = drift(r.path(), &["diff", "--base", "origin/feature", "tools.json"]);
+    assert!(err.contains("`git fetch --depth=1 origin feature`"), "{err}");
+    let sha = "0123456789abcdef0123456789abcdef01234567";
+    let (_, _, err) = drift(r.path(), &["diff", "--base", sha, "tools.json"]);
+    assert!(err.contains(&format!("`git fetch --depth=1 origin {sha}`")) && err.contains("fetch-depth: 0"), "{err}");
+}
+
+/// Directories of whole snapshots (one tools/list per server) at revisions: file by file, as on disk.
+#[test]
+fn whole_snapshot_directories_at_revisions() {
+    let r = repo();
+    let servers = r.path().join("servers");
+    std::fs::create_dir_all(&servers).unwrap();
+    std::fs::write(servers.join("deploy.json"), V1).unwrap();
+    std::fs::write(servers.join("other.json"), V1).unwrap();
+    commit_all(r.path(), "v1");
+    std::fs::write(servers.join("deploy.json"), V2).unwrap();
+    commit_all(r.path(), "v2");
+    let (code, out, err) = drift(r.path(), &["diff", "HEAD~1:servers", "HEAD:servers", "--format", "json"]);
+    assert_eq!(code, 1, "two files with a tool `deploy` each are two snapshots, not duplicates: {out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = v["findings"].as_array().unwrap();
+    assert!(f.iter().all(|f| f["snapshot"] == "deploy.json"), "{out}");
+    assert!(f.iter().any(|f| f["rule"] == "input-required-added"), "{out}");
+    let (code, out, err) = drift(r.path(), &["diff", "--base", "HEAD~1", "servers", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+}
+
+/// Files are located by their repository path (`SourceFile.path`, which SARIF and GitHub output
+/// link to), from any subdirectory, at revisions and in the working tree. The only test here that
+/// changes the process's directory (the others give it to the child process).
+#[test]
+fn files_are_located_by_their_repository_path() {
+    let r = toolsnaps_history();
+    let sub = r.path().join("pkg/github");
+    std::fs::write(sub.join("old.json"), V1).unwrap();
+    std::fs::write(sub.join("new.json"), V2).unwrap();
+    std::env::set_current_dir(&sub).unwrap();
+    let paths = |a: mcp_drift::Analysis| a.sources.files.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
+    let git = mcp_drift::diff("v0.2.0:__toolsnaps__", "v0.3.0:__toolsnaps__/get_me.snap").unwrap();
+    assert_eq!(
+        paths(git),
+        [format!("{SNAPS}/get_me.snap"), format!("{SNAPS}/issue_write.snap"), format!("{SNAPS}/get_me.snap")]
+    );
+    let disk = mcp_drift::diff("old.json", "./__toolsnaps__/../new.json").unwrap();
+    assert_eq!(paths(disk), ["pkg/github/old.json", "pkg/github/new.json"]);
+}
+
+/// A tree at a revision costs a fixed number of git processes, whatever its number of files: one
+/// `rev-parse`, one `ls-tree` and one `cat-file --batch` per side (plus the configuration lookup).
+#[cfg(unix)]
+#[test]
+fn a_tree_is_read_with_a_fixed_number_of_git_processes() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let r = repo();
+    let snaps = r.path().join("snaps");
+    std::fs::create_dir_all(&snaps).unwrap();
+    for i in 0..40 {
+        let tool = format!(r#"{{"name": "t{i}", "inputSchema": {{"type": "object"}}}}"#);
+        std::fs::write(snaps.join(format!("t{i}.snap")), tool).unwrap();
+    }
+    commit_all(r.path(), "v1");
+    std::fs::write(snaps.join("t0.snap"), r#"{"name": "t0", "inputSchema": {"type": "object", "required": ["x"]}}"#)
+        .unwrap();
+    commit_all(r.path(), "v2");
+    // A `git` first on PATH that logs each run and hands it to the real one.
+    let real = std::process::Command::new("sh").args(["-c", "command -v git"]).output().unwrap();
+    let real = String::from_utf8(real.stdout).unwrap().trim().to_owned();
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("log");
+    let wrapper = bin.path().join("git");
+    std::fs::write(&wrapper, format!("#!/bin/sh\necho \"$1\" >> '{}'\nexec '{real}' \"$@\"\n", log.display())).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::cargo_bin("mcp-drift")
+        .unwrap()
+        .current_dir(r.path())
+        .env("PATH", path)
+        .args(["diff", "HEAD~1:snaps", "HEAD:snaps"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let runs = std::fs::read_to_string(&log).unwrap();
+    assert!(runs.lines().count() <= 8, "{} git processes for 80 files:\n{runs}", runs.lines().count());
 }

@@ -210,6 +210,7 @@ fn errors_on_stderr_are_one_neutral_line() {
     std::fs::write(&config, format!("{} = 1\n", toml_string(&format!("key{P}")))).unwrap();
     let runs: [(Vec<PathBuf>, &str); 4] = [
         (vec![name.clone(), name.clone()], "duplicate key"),
+        // On disk, a path missing on either side is an error (at git revisions it is a partial snapshot).
         (vec![missing.clone(), name.clone()], "missing"),
         // Both sides load at once; the old side's error is the one reported.
         (vec![name.clone(), missing], "duplicate key"),

@@ -1,16 +1,16 @@
 //! Snapshots at a git revision (`REV:PATH`, `--base REV PATH`), read by shelling out to `git` as oasdiff
 //! and buf do. Never fetches; never passes a revision that starts with `-`; every revision goes after
-//! `--end-of-options`. A revision missing from the clone (typical of shallow CI checkouts) is an error
-//! that says how to fetch it.
+//! `--end-of-options`, and paths are literal (`--literal-pathspecs`). A revision missing from the
+//! clone (typical of shallow CI checkouts) is an error that says how to fetch that revision.
 //!
-//! Paths are relative to the current directory (`REV:./PATH` in git's syntax), like working-tree
-//! paths. Every blob's size is asked of git (`cat-file -s`, or `ls-tree -l` for a directory) and
-//! checked against the cap before the blob is read; blobs are read by object id, so what was measured
-//! is what is read.
+//! Paths are relative to the current directory, like working-tree paths; in a bare repository (no
+//! working tree) they are relative to the repository root. A tree is read with one `git ls-tree -r -l`
+//! (which gives every blob's size, checked against the cap before anything is read) and one
+//! `git cat-file --batch` by object id, so what was measured is what is read, whatever the number of
+//! files.
 
-use std::fmt::Write as _;
-use std::path::Path;
-use std::process::Command;
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::process::{Command, Stdio};
 
 use crate::error::Error;
 use crate::load::read;
@@ -26,6 +26,10 @@ fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).trim().to_owned()
+}
+
 /// Whether `rev` names a commit in the repository of the current directory (quietly: no git, no
 /// repository or no such revision are all `false`).
 #[must_use]
@@ -36,11 +40,31 @@ pub fn is_revision(rev: &str) -> bool {
             .is_ok_and(|o| o.status.success())
 }
 
-fn check_revision(rev: &str) -> Result<(), Error> {
+/// Checks that `rev` is a commit here and returns the current directory's path inside the
+/// repository (`git rev-parse --show-prefix`: empty at the root and in a bare repository), both
+/// from one `git rev-parse`.
+fn check_revision(rev: &str) -> Result<String, Error> {
+    static CHECKED: std::sync::Mutex<Vec<(std::path::PathBuf, String, String)>> = std::sync::Mutex::new(Vec::new());
     if rev.is_empty() || rev.starts_with('-') {
         return Err(Error::Usage(format!("`{rev}` is not a revision (revisions may not start with `-`)")));
     }
-    let verified = git(&["rev-parse", "--verify", "--end-of-options", &format!("{rev}^{{commit}}")])?;
+    // One run reads a revision's snapshot, configuration and baseline: asked once, from one directory.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let known = |c: &Vec<(std::path::PathBuf, String, String)>| {
+        c.iter().find(|(d, r, _)| *d == cwd && r == rev).map(|(_, _, prefix)| prefix.clone())
+    };
+    if let Some(prefix) = CHECKED.lock().ok().as_deref().and_then(known) {
+        return Ok(prefix);
+    }
+    let prefix = verify_revision(rev)?;
+    if let Ok(mut c) = CHECKED.lock() {
+        c.push((cwd, rev.to_owned(), prefix.clone()));
+    }
+    Ok(prefix)
+}
+
+fn verify_revision(rev: &str) -> Result<String, Error> {
+    let verified = git(&["rev-parse", "--show-prefix", "--verify", "--end-of-options", &format!("{rev}^{{commit}}")])?;
     if verified.status.success() {
         // A tag pushed with the name of the base branch (`origin/main`) would silently become the base:
         // git resolves it with only a warning.
@@ -50,25 +74,66 @@ fn check_revision(rev: &str) -> Result<(), Error> {
                  have that name; name the one you mean in full (`refs/heads/...`, `refs/remotes/...` or `refs/tags/...`)"
             )));
         }
-        return Ok(());
+        let text = String::from_utf8_lossy(&verified.stdout);
+        let prefix = text.lines().next().unwrap_or("").trim_end_matches('\r');
+        // The last line is the commit id; with an empty prefix, it is the only one.
+        let prefix = if text.lines().count() >= 2 { prefix } else { "" };
+        return Ok(prefix.to_owned());
     }
-    let inside = git(&["rev-parse", "--is-inside-work-tree"])?;
-    if !inside.status.success() {
+    let in_repo = git(&["rev-parse", "--git-dir"])?;
+    if !in_repo.status.success() {
         return Err(Error::Usage(format!(
             "`{rev}` names a git revision, but the current directory is not in a git repository"
         )));
     }
     let shallow = git(&["rev-parse", "--is-shallow-repository"]).is_ok_and(|o| stdout(&o) == "true");
-    let branch = rev.strip_prefix("origin/").unwrap_or(rev);
+    Err(Error::Usage(missing_revision(rev, shallow)))
+}
+
+/// What to do about a revision the clone does not have, for the kind of revision it is.
+fn missing_revision(rev: &str, shallow: bool) -> String {
     let mut message = format!("revision `{rev}` is not in this repository");
     if shallow {
         message.push_str(" (this is a shallow clone)");
     }
-    let _ = write!(
-        message,
-        "; fetch it first, e.g. `git fetch --depth=1 origin {branch}`, or in GitHub Actions set `fetch-depth: 0` on actions/checkout. mcp-drift never fetches on its own"
-    );
-    Err(Error::Usage(message))
+    let relative = rev.find(['~', '^', '@']).filter(|&i| i > 0).map(|i| &rev[..i]);
+    let hex = rev.len() >= 7 && rev.bytes().all(|b| b.is_ascii_hexdigit());
+    let versionish = |s: &str| {
+        let s = s.strip_prefix('v').unwrap_or(s);
+        s.starts_with(|c: char| c.is_ascii_digit()) && s.contains('.')
+    };
+    let advice = if let Some(base) = relative {
+        if shallow {
+            format!(
+                "; `{rev}` counts commits back from `{base}`, and this clone's history is cut short: fetch more of it \
+                 (`git fetch --deepen=N` or `git fetch --unshallow`, or `fetch-depth: 0` on actions/checkout)"
+            )
+        } else {
+            format!("; `{rev}` counts commits back from `{base}`, and its history is shorter than that")
+        }
+    } else if hex {
+        format!(
+            "; fetch the commit, e.g. `git fetch --depth=1 origin {rev}` (a full commit id), or in GitHub Actions set \
+             `fetch-depth: 0` on actions/checkout"
+        )
+    } else if let Some(tag) = rev.strip_prefix("refs/tags/").or_else(|| versionish(rev).then_some(rev)) {
+        format!(
+            "; if it is a tag, fetch it: `git fetch --depth=1 origin tag {tag}`, or set `fetch-tags: true` on actions/checkout"
+        )
+    } else {
+        let branch = rev
+            .strip_prefix("refs/remotes/origin/")
+            .or_else(|| rev.strip_prefix("origin/"))
+            .or_else(|| rev.strip_prefix("refs/heads/"))
+            .unwrap_or(rev);
+        format!(
+            "; fetch it first, e.g. `git fetch --depth=1 origin {branch}`, or in GitHub Actions set `fetch-depth: 0` \
+             on actions/checkout"
+        )
+    };
+    message.push_str(&advice);
+    message.push_str(". mcp-drift never fetches on its own");
+    message
 }
 
 /// Splits `REV:PATH` at its first colon, when both parts are non-empty and REV does not start with
@@ -79,39 +144,174 @@ pub fn split(spec: &str) -> Option<(&str, &str)> {
     (!rev.is_empty() && !path.is_empty() && !rev.starts_with('-')).then_some((rev, path))
 }
 
-/// `path` in git's syntax, relative to the current directory.
-fn relative(path: &str) -> String {
-    if path.starts_with('/') || path.starts_with("./") || path.starts_with("../") {
-        path.to_owned()
-    } else {
-        format!("./{path}")
+/// `path` (relative to the current directory, whose repository path is `prefix`) as a path from the
+/// repository root: `.` and `..` resolved, `/`-separated, no trailing `/`. `None` when it leaves the
+/// repository.
+#[must_use]
+pub fn repository_path(prefix: &str, path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = prefix.split('/').filter(|p| !p.is_empty()).collect();
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
     }
+    Some(parts.join("/"))
 }
 
-/// The object id and type of `path` at `rev`, or `None` when the path does not exist there.
-fn object(rev: &str, path: &str) -> Result<Option<(String, String)>, Error> {
-    check_revision(rev)?;
-    let spec = format!("{rev}:{}", relative(path));
-    let out = git(&["rev-parse", "--verify", "--quiet", "--end-of-options", &spec])?;
+/// One snapshot file at a revision.
+#[derive(Debug, Clone)]
+pub struct Blob {
+    /// The path from the repository root.
+    pub path: String,
+    /// The path relative to the path that was asked for (the file name when a file was asked for).
+    pub rel: String,
+    pub oid: String,
+    pub size: u64,
+}
+
+/// What `path` is at `rev`.
+#[derive(Debug)]
+pub enum Listing {
+    /// The path does not exist at the revision (the revision does).
+    Missing,
+    /// A file.
+    File(Blob),
+    /// A directory: its `*.json`/`*.snap` files, sorted by path.
+    Dir(Vec<Blob>),
+}
+
+/// Lists `path` at `rev` with one `git ls-tree`. Absolute paths are refused: a revision has no
+/// absolute paths.
+///
+/// # Errors
+/// A missing revision, a path outside the repository, or git failing.
+pub fn list(rev: &str, path: &str) -> Result<Listing, Error> {
+    let prefix = check_revision(rev)?;
+    if path.starts_with('/') {
+        return Err(Error::Usage(format!(
+            "{rev}:{path}: a path at a git revision is relative to the current directory, not absolute"
+        )));
+    }
+    let Some(root_path) = repository_path(&prefix, path) else {
+        return Err(Error::Usage(format!("{rev}:{path}: the path leaves the repository")));
+    };
+    let mut args = vec!["--literal-pathspecs", "ls-tree", "-r", "-l", "-z", "--full-tree", "--end-of-options", rev];
+    if !root_path.is_empty() {
+        args.extend(["--", root_path.as_str()]);
+    }
+    let out = git(&args)?;
     if !out.status.success() {
-        return Ok(None);
+        return Err(Error::Io { path: format!("{rev}:{path}"), message: stderr(&out) });
     }
-    let oid = stdout(&out);
-    let kind = git(&["cat-file", "-t", "--end-of-options", &oid])?;
-    if !kind.status.success() {
-        return Err(Error::Io { path: format!("{rev}:{path}"), message: stderr(&kind) });
+    let mut blobs = Vec::new();
+    let dir_prefix = if root_path.is_empty() { String::new() } else { format!("{root_path}/") };
+    // `<mode> <type> <object> <size>\t<path>`, NUL-terminated.
+    for entry in out.stdout.split(|&b| b == 0).filter(|e| !e.is_empty()) {
+        let entry = String::from_utf8_lossy(entry);
+        let Some((meta, name)) = entry.split_once('\t') else { continue };
+        let fields: Vec<&str> = meta.split_whitespace().collect();
+        let [_, kind, object, size] = fields[..] else { continue };
+        if name == root_path {
+            if kind != "blob" {
+                return Err(Error::Usage(format!("{rev}:{path}: is a {kind} at `{rev}`, not a file")));
+            }
+            let rel = name.rsplit('/').next().unwrap_or(name).to_owned();
+            let size = size.parse().unwrap_or(u64::MAX);
+            return Ok(Listing::File(Blob { path: name.to_owned(), rel, oid: object.to_owned(), size }));
+        }
+        let Some(rel) = name.strip_prefix(&dir_prefix) else { continue };
+        let is_snapshot = std::path::Path::new(rel)
+            .extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("json") || x.eq_ignore_ascii_case("snap"));
+        if kind != "blob" || !is_snapshot {
+            continue;
+        }
+        let size = size.parse().unwrap_or(u64::MAX);
+        blobs.push(Blob { path: name.to_owned(), rel: rel.to_owned(), oid: object.to_owned(), size });
     }
-    Ok(Some((oid, stdout(&kind))))
+    // Git keeps no empty directories: a path that lists nothing does not exist (the root always does).
+    if out.stdout.is_empty() && !root_path.is_empty() {
+        return Ok(Listing::Missing);
+    }
+    blobs.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Listing::Dir(blobs))
 }
 
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).trim().to_owned()
-}
-
-/// The bytes of a blob known to be at most `cap` bytes long.
-fn blob(oid: &str, name: &str) -> Result<Vec<u8>, Error> {
-    let out = git(&["cat-file", "blob", "--end-of-options", oid])?;
-    if out.status.success() { Ok(out.stdout) } else { Err(Error::Io { path: name.to_owned(), message: stderr(&out) }) }
+/// Reads `blobs` with one `git cat-file --batch`, after checking every size (from `ls-tree`) against
+/// `cap`. `name` gives each blob's display name for messages.
+///
+/// # Errors
+/// A blob over `cap`, a blob whose object is not what was listed, or git failing.
+pub fn read_blobs(blobs: &[Blob], cap: u64, what: &str, name: &dyn Fn(&Blob) -> String) -> Result<Vec<Vec<u8>>, Error> {
+    if let Some(big) = blobs.iter().find(|b| b.size > cap) {
+        return Err(read::too_large(&name(big), Some(big.size), cap, what));
+    }
+    if blobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let io = |message: String| Error::Io { path: "git cat-file --batch".into(), message };
+    let mut child = Command::new("git")
+        .args(["cat-file", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| io(format!("cannot run git: {e}")))?;
+    let mut input = String::with_capacity(blobs.len() * 41);
+    for b in blobs {
+        if !b.oid.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return Err(io(format!("unexpected object id `{}`", b.oid)));
+        }
+        input.push_str(&b.oid);
+        input.push('\n');
+    }
+    let mut stdin = child.stdin.take().ok_or_else(|| io("no stdin".into()))?;
+    // Written from another thread: git answers while it reads, and a full pipe would block both.
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let mut out = BufReader::new(child.stdout.take().ok_or_else(|| io("no stdout".into()))?);
+    let mut result = Vec::with_capacity(blobs.len());
+    let mut failure = None;
+    for b in blobs {
+        let mut header = String::new();
+        if out.read_line(&mut header).map_err(|e| io(e.to_string()))? == 0 {
+            failure = Some(format!("git ended before `{}`", name(b)));
+            break;
+        }
+        let fields: Vec<&str> = header.split_whitespace().collect();
+        // `<oid> blob <size>`; the size is the one measured, or the object is not the one listed.
+        if fields[..] != [b.oid.as_str(), "blob", b.size.to_string().as_str()] {
+            failure = Some(format!("{}: unexpected answer from git cat-file: `{}`", name(b), header.trim()));
+            break;
+        }
+        let size = usize::try_from(b.size).map_err(|e| io(e.to_string()))?;
+        let mut bytes = Vec::with_capacity(size);
+        (&mut out).take(b.size).read_to_end(&mut bytes).map_err(|e| io(e.to_string()))?;
+        let mut newline = [0u8; 1];
+        out.read_exact(&mut newline).map_err(|e| io(e.to_string()))?;
+        if bytes.len() != size {
+            failure = Some(format!("{}: short read from git", name(b)));
+            break;
+        }
+        result.push(bytes);
+    }
+    drop(out);
+    let _ = writer.join();
+    let status = child.wait().map_err(|e| io(e.to_string()))?;
+    if let Some(message) = failure {
+        return Err(io(message));
+    }
+    if !status.success() {
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = e.read_to_string(&mut err);
+        }
+        return Err(io(err.trim().to_owned()));
+    }
+    Ok(result)
 }
 
 /// Reads the blob of `path` at `rev`, at most `cap` bytes (`what` names the limit in messages).
@@ -121,76 +321,38 @@ fn blob(oid: &str, name: &str) -> Result<Vec<u8>, Error> {
 /// A missing revision, a path that is a directory, a blob over `cap`, or git failing.
 pub fn read_file(rev: &str, path: &str, cap: u64, what: &str) -> Result<Option<Vec<u8>>, Error> {
     let name = format!("{rev}:{path}");
-    let Some((oid, kind)) = object(rev, path)? else { return Ok(None) };
-    if kind != "blob" {
-        return Err(Error::Usage(format!("{name}: is a {kind} at `{rev}`, not a file")));
+    match list(rev, path)? {
+        Listing::Missing => Ok(None),
+        Listing::Dir(_) => Err(Error::Usage(format!("{name}: is a tree at `{rev}`, not a file"))),
+        Listing::File(blob) => {
+            let mut bytes = read_blobs(std::slice::from_ref(&blob), cap, what, &|_| name.clone())?;
+            Ok(bytes.pop())
+        }
     }
-    measured_blob(&oid, &name, cap, what).map(Some)
 }
 
-/// The bytes of blob `oid`, after `git cat-file -s` says it is at most `cap` bytes.
-fn measured_blob(oid: &str, name: &str, cap: u64, what: &str) -> Result<Vec<u8>, Error> {
-    let size = git(&["cat-file", "-s", "--end-of-options", oid])?;
-    let size: u64 = stdout(&size).parse().map_err(|_| Error::Io { path: name.to_owned(), message: stderr(&size) })?;
-    if size > cap {
-        return Err(read::too_large(name, Some(size), cap, what));
-    }
-    blob(oid, name)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// The files of `path` at `rev`: one blob, or every `*.json`/`*.snap` blob below a tree, as
-/// (display name, bytes), sorted by path. Each blob is at most `cap` bytes.
-///
-/// # Errors
-/// A missing revision or path, a blob over `cap`, or git failing.
-pub fn read(rev: &str, path: &str, cap: u64) -> Result<Vec<(String, Vec<u8>)>, Error> {
-    let missing = || Error::Input {
-        file: format!("{rev}:{path}"),
-        line: 0,
-        column: 0,
-        message: format!("`{path}` does not exist at revision `{rev}`"),
-    };
-    let Some((oid, kind)) = object(rev, path)? else { return Err(missing()) };
-    match kind.as_str() {
-        "blob" => {
-            let name = format!("{rev}:{path}");
-            let bytes = measured_blob(&oid, &name, cap, read::INPUT_LIMIT)?;
-            Ok(vec![(name, bytes)])
-        }
-        "tree" => {
-            let out = git(&["ls-tree", "-r", "-l", "-z", "--full-tree", "--end-of-options", &oid])?;
-            if !out.status.success() {
-                return Err(Error::Io { path: format!("{rev}:{path}"), message: stderr(&out) });
-            }
-            let dir = path.trim_end_matches('/');
-            let mut entries = Vec::new();
-            // `<mode> <type> <object> <size>\t<path>`, NUL-terminated.
-            for entry in out.stdout.split(|&b| b == 0).filter(|e| !e.is_empty()) {
-                let entry = String::from_utf8_lossy(entry);
-                let Some((meta, name)) = entry.split_once('\t') else { continue };
-                let fields: Vec<&str> = meta.split_whitespace().collect();
-                let [_, "blob", object, size] = fields[..] else { continue };
-                let is_snapshot = Path::new(name)
-                    .extension()
-                    .is_some_and(|x| x.eq_ignore_ascii_case("json") || x.eq_ignore_ascii_case("snap"));
-                if !is_snapshot {
-                    continue;
-                }
-                let display = format!("{rev}:{dir}/{name}");
-                let size: u64 = size.parse().unwrap_or(u64::MAX);
-                if size > cap {
-                    return Err(read::too_large(&display, Some(size), cap, read::INPUT_LIMIT));
-                }
-                entries.push((display, object.to_owned()));
-            }
-            entries.sort();
-            entries.into_iter().map(|(display, oid)| blob(&oid, &display).map(|bytes| (display, bytes))).collect()
-        }
-        other => Err(Error::Input {
-            file: format!("{rev}:{path}"),
-            line: 0,
-            column: 0,
-            message: format!("`{path}` at `{rev}` is a {other}, not a file or directory"),
-        }),
+    #[test]
+    fn repository_paths() {
+        assert_eq!(repository_path("a/b/", "c.json").as_deref(), Some("a/b/c.json"));
+        assert_eq!(repository_path("a/b/", "../c/./d/").as_deref(), Some("a/c/d"));
+        assert_eq!(repository_path("", "./x").as_deref(), Some("x"));
+        assert_eq!(repository_path("", "../x"), None);
+    }
+
+    #[test]
+    fn advice_fits_the_revision() {
+        let m = missing_revision("HEAD~999999", false);
+        assert!(m.contains("history is shorter") && !m.contains("git fetch --depth=1 origin HEAD"), "{m}");
+        let m = missing_revision("HEAD~3", true);
+        assert!(m.contains("--unshallow") || m.contains("--deepen"), "{m}");
+        assert!(missing_revision("origin/feature", false).contains("git fetch --depth=1 origin feature`"));
+        assert!(missing_revision("v1.2.3", false).contains("git fetch --depth=1 origin tag v1.2.3`"));
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        let m = missing_revision(sha, false);
+        assert!(m.contains(&format!("git fetch --depth=1 origin {sha}`")) && m.contains("fetch-depth: 0"), "{m}");
     }
 }

@@ -1,0 +1,246 @@
+//! The files of a source: which snapshot files a path holds (on disk or at a git revision, through the
+//! same [`Select`]), how whole-snapshot directories pair up file by file, and how tools of a per-tool
+//! directory are named when several files carry one `name`.
+//!
+//! Identity in per-tool directories (one tool per file, as `__toolsnaps__` keeps them): a tool's key is
+//! its `name`, except when several files of the directory carry the same `name`: then each of them
+//! whose path without the extension is not the name is keyed by that path (`issue_write_ff_fields`),
+//! so the base file `issue_write.snap` stays `issue_write` on both sides and a variant added later is a
+//! new tool.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use super::shape::Entry;
+use super::{Limits, Select, Source, git, io_error, read, span};
+use crate::error::Error;
+
+/// One file of a source, read but not parsed.
+#[derive(Debug)]
+pub struct FileRead {
+    /// The name shown to users (`REV:PATH` at a revision).
+    pub name: String,
+    /// The repository path (see [`super::SourceFile::path`]).
+    pub path: String,
+    /// The path relative to the directory given (for a single file, its own path).
+    pub rel: String,
+    pub bytes: Vec<u8>,
+}
+
+/// The selected files of a source that exists.
+#[derive(Debug)]
+pub struct Found {
+    /// The source is a directory (tools may be named by their file's path).
+    pub directory: bool,
+    pub files: Vec<FileRead>,
+}
+
+/// Reads the selected snapshot files of `source`. `None` when the path does not exist.
+///
+/// # Errors
+/// Unreadable files or directories, git failing, a missing revision, a file over the cap.
+pub fn gather(source: &Source, limits: Limits, select: &Select) -> Result<Option<Found>, Error> {
+    let cap = limits.max_input_bytes;
+    match source {
+        Source::Stdin => {
+            let bytes = read::stdin(cap)?;
+            let file = FileRead { name: "<stdin>".into(), path: "<stdin>".into(), rel: "-".into(), bytes };
+            Ok(Some(Found { directory: false, files: vec![file] }))
+        }
+        Source::Git { rev, path } => {
+            let (directory, blobs) = match git::list(rev, path)? {
+                git::Listing::Missing => return Ok(None),
+                git::Listing::File(mut blob) => {
+                    blob.rel = super::artifact_path(path);
+                    (false, vec![blob])
+                }
+                git::Listing::Dir(blobs) => (true, blobs),
+            };
+            let dir = path.trim_end_matches('/');
+            let display =
+                |b: &git::Blob| if directory { format!("{rev}:{dir}/{}", b.rel) } else { format!("{rev}:{path}") };
+            let blobs: Vec<git::Blob> = blobs.into_iter().filter(|b| select.selects(&b.rel)).collect();
+            let bytes = git::read_blobs(&blobs, cap, read::INPUT_LIMIT, &display)?;
+            let files = blobs
+                .iter()
+                .zip(bytes)
+                .map(|(b, bytes)| FileRead { name: display(b), path: b.path.clone(), rel: b.rel.clone(), bytes })
+                .collect();
+            Ok(Some(Found { directory, files }))
+        }
+        Source::Path(path) => {
+            let meta = match std::fs::metadata(path) {
+                Ok(meta) => meta,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(io_error(path, &e)),
+            };
+            let root = work_tree();
+            let artifact = |p: &Path| repository_path(root.as_deref(), p);
+            if !meta.is_dir() {
+                let rel = super::artifact_path(&path.display().to_string());
+                if !select.selects(&rel) {
+                    return Ok(Some(Found { directory: false, files: Vec::new() }));
+                }
+                let bytes = read::file(path, cap, read::INPUT_LIMIT)?;
+                let file = FileRead { name: source.label(), path: artifact(path), rel, bytes };
+                return Ok(Some(Found { directory: false, files: vec![file] }));
+            }
+            let mut files = Vec::new();
+            for file in snapshot_files(path)? {
+                let rel = relative(path, &file);
+                if !select.selects(&rel) {
+                    continue;
+                }
+                let bytes = read::file(&file, cap, read::INPUT_LIMIT)?;
+                files.push(FileRead { name: file.display().to_string(), path: artifact(&file), rel, bytes });
+            }
+            Ok(Some(Found { directory: true, files }))
+        }
+    }
+}
+
+fn relative(base: &Path, p: &Path) -> String {
+    p.strip_prefix(base).unwrap_or(p).to_string_lossy().replace('\\', "/")
+}
+
+/// The root of the work tree the current directory is in, canonical (`None` outside one); asked of
+/// git once per run and directory.
+fn work_tree() -> Option<PathBuf> {
+    static KNOWN: std::sync::Mutex<Vec<(PathBuf, Option<PathBuf>)>> = std::sync::Mutex::new(Vec::new());
+    let cwd = std::env::current_dir().ok()?;
+    if let Some((_, root)) = KNOWN.lock().ok()?.iter().find(|(d, _)| *d == cwd) {
+        return root.clone();
+    }
+    let root = ask_work_tree();
+    if let Ok(mut known) = KNOWN.lock() {
+        known.push((cwd, root.clone()));
+    }
+    root
+}
+
+fn ask_work_tree() -> Option<PathBuf> {
+    let out = std::process::Command::new("git").args(["rev-parse", "--show-toplevel"]).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let root = String::from_utf8(out.stdout).ok()?;
+    std::fs::canonicalize(root.trim_end_matches(['\n', '\r'])).ok()
+}
+
+/// A working-tree file's path from the root of its repository when it is inside the work tree `root`
+/// (lexically: a symbolic link keeps its own path), else the path as given without `./`.
+fn repository_path(root: Option<&Path>, path: &Path) -> String {
+    let shown = super::artifact_path(&path.display().to_string());
+    let Some(root) = root else { return shown };
+    let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize) else { return shown };
+    let mut parts: Vec<std::path::Component<'_>> = Vec::new();
+    let joined = cwd.join(path);
+    for c in joined.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    let absolute: PathBuf = parts.iter().collect();
+    absolute.strip_prefix(root).map_or(shown, |rel| rel.to_string_lossy().replace('\\', "/"))
+}
+
+/// The `*.json` and `*.snap` files below `dir`, sorted so that runs are deterministic.
+fn snapshot_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name() {
+        let entry = entry.map_err(|e| {
+            let path = e.path().map_or_else(|| dir.display().to_string(), |p| p.display().to_string());
+            let message = if e.loop_ancestor().is_some() {
+                "symbolic link loop".to_owned()
+            } else {
+                e.io_error().map_or_else(|| e.to_string(), ToString::to_string)
+            };
+            Error::Io { path, message }
+        })?;
+        let is_snapshot = entry.path().extension().is_some_and(|x| x == "json" || x == "snap");
+        let kind = entry.file_type();
+        if is_snapshot && !kind.is_file() && !kind.is_dir() {
+            // A FIFO or device named like a snapshot is not skipped unseen: its tools would be missing.
+            return Err(read::not_regular(&entry.path().display().to_string(), kind));
+        }
+        if kind.is_file() && is_snapshot {
+            out.push(entry.into_path());
+        }
+    }
+    Ok(out)
+}
+
+/// A snapshot file's relative path and its content on each side (`None`: that side lacks it).
+pub type SnapshotPair = (String, Option<FileRead>, Option<FileRead>);
+
+/// When every side that exists is a directory of whole snapshots (one `tools/list` per server or
+/// tool set, rather than one file per tool), the files paired by relative path, with `None` for a
+/// file on one side only.
+///
+/// # Errors
+/// When this is not that layout: the sides, given back to be loaded as they are.
+pub fn snapshot_pairs(
+    old: Option<Found>,
+    new: Option<Found>,
+) -> Result<Vec<SnapshotPair>, (Option<Found>, Option<Found>)> {
+    let directories = [&old, &new].iter().all(|s| s.as_ref().is_none_or(|f| f.directory));
+    let holds_list = |f: &FileRead| {
+        let t = String::from_utf8_lossy(&f.bytes);
+        let t = t.trim_start_matches('\u{feff}').trim_start();
+        t.starts_with('[') || ["/tools", "/result", "/jsonrpc"].iter().any(|k| span::locate(t, k).is_some())
+    };
+    let lists = [&old, &new].iter().any(|s| s.as_ref().is_some_and(|f| f.files.iter().any(holds_list)));
+    if !(directories && lists) {
+        return Err((old, new));
+    }
+    let mut pairs: BTreeMap<String, (Option<FileRead>, Option<FileRead>)> = BTreeMap::new();
+    for f in old.map(|f| f.files).unwrap_or_default() {
+        let rel = f.rel.clone();
+        pairs.entry(rel).or_default().0 = Some(f);
+    }
+    for f in new.map(|f| f.files).unwrap_or_default() {
+        let rel = f.rel.clone();
+        pairs.entry(rel).or_default().1 = Some(f);
+    }
+    Ok(pairs.into_iter().map(|(k, (a, b))| (k, a, b)).collect())
+}
+
+/// The published name of an entry (`None`: it has none).
+fn name_of(entry: &Entry) -> Option<&str> {
+    let tool = match entry {
+        Entry::Tool(t) => t,
+        Entry::Problem(p) => &p.tool,
+    };
+    Some(tool.name.as_str()).filter(|n| !n.is_empty())
+}
+
+/// Keys the tools of a per-tool directory (every file holds one tool) by path where names collide
+/// (see the module header). A directory of files with several tools each is left alone: a repeated
+/// name there is a duplicate.
+pub fn name_by_path(files: &mut [(String, Vec<Entry>)]) {
+    if !files.iter().all(|(_, entries)| entries.len() == 1) {
+        return;
+    }
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for (_, entries) in files.iter() {
+        if let Some(name) = entries.first().and_then(name_of) {
+            *counts.entry(name.to_owned()).or_default() += 1;
+        }
+    }
+    for (rel, entries) in files.iter_mut() {
+        let Some(entry) = entries.first_mut() else { continue };
+        let stem = rel.rsplit_once('.').map_or(rel.as_str(), |(stem, _)| stem).to_owned();
+        let Some(name) = name_of(entry).map(str::to_owned) else { continue };
+        if counts.get(&name).is_some_and(|&n| n > 1) && stem != name {
+            let tool = match entry {
+                Entry::Tool(t) => t,
+                Entry::Problem(p) => &mut p.tool,
+            };
+            tool.published = Some(std::mem::replace(&mut tool.name, stem));
+        }
+    }
+}

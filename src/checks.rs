@@ -22,8 +22,12 @@ use crate::load::{FileId, Snapshot, Sources, Tool, escape};
 use crate::meaning;
 
 mod evidence;
+mod words;
+
 use crate::schema::TypeSet;
 pub use evidence::evidence;
+use words::{AUTHORITY, SCOPE_VALUES, is_identifier};
+pub use words::{authority_word, words};
 
 /// Where a finding sits in a source file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -367,95 +371,6 @@ fn fate_text(fate: Fate) -> &'static str {
             "old calls that still send it are checked against `additionalProperties` and the value is then ignored"
         }
     }
-}
-
-/// Lower-case words of an identifier: `accountId` -> `account`, `id`.
-#[must_use]
-pub fn words(name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if !c.is_alphanumeric() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        cur.extend(c.to_lowercase());
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-/// Output fields that identify something: consumers pass them to the next call.
-fn is_identifier(name: &str) -> bool {
-    let w = words(name);
-    let last = w.last().map_or("", String::as_str);
-    matches!(
-        last,
-        "id" | "ids" | "uuid" | "guid" | "key" | "url" | "uri" | "href" | "sha" | "number" | "slug" | "handle" | "ref"
-    )
-}
-
-/// Inputs that pick the target or scope of the action.
-const AUTHORITY: &[&str] = &[
-    "account",
-    "accounts",
-    "org",
-    "orgs",
-    "organization",
-    "organisation",
-    "owner",
-    "repository",
-    "repo",
-    "repos",
-    "host",
-    "hostname",
-    "environment",
-    "env",
-    "region",
-    "user",
-    "users",
-    "project",
-    "tenant",
-    "workspace",
-    "path",
-    "url",
-    "scope",
-    "target",
-    "visibility",
-    "team",
-    "namespace",
-    "cluster",
-    "domain",
-    "endpoint",
-    "server",
-    "database",
-    "bucket",
-    "subscription",
-    "zone",
-    "site",
-    "channel",
-    "recipient",
-    "recipients",
-    "as",
-];
-
-/// Enum values that widen the scope of an action.
-const SCOPE_VALUES: &[&str] = &["public", "global", "everyone", "admin", "production", "prod", "internal"];
-
-/// The word of an input name that selects a target or scope (`accountId` -> `account`).
-#[must_use]
-pub fn authority_word(name: &str) -> Option<String> {
-    words(name).into_iter().find(|w| AUTHORITY.contains(&w.as_str()))
 }
 
 fn side_word(side: Side) -> &'static str {

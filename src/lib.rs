@@ -165,16 +165,25 @@ pub fn diff_selected(
         Err(sides) => sides,
     };
     // Both sides load at once: parsing dominates the run time of large snapshots.
-    let load = |found, source: &load::Source| {
+    let parse = |found| {
         let mut sources = Sources::default();
-        load::load_found(found, &source.label(), &mut sources, load::Mode::Contract).map(|s| (sources, s))
+        load::parse_found(found, &mut sources, load::Mode::Contract).map(|s| (sources, s))
     };
-    let (o, n) = rayon::join(|| load(found_old, old), || load(found_new, new));
+    let (o, n) = rayon::join(|| parse(found_old), || parse(found_new));
     let (mut sources, o) = o?;
     if let Some(e) = new_missing {
         return Err(e);
     }
     let (new_sources, n) = n?;
+    // Names that collide on either side key both sides' per-tool files by path.
+    let mut colliding = o.colliding();
+    colliding.extend(n.colliding());
+    let keyed = |parsed: load::Parsed, source: &load::Source, sources: &Sources| match parsed {
+        load::Parsed::Missing => load::Side::Missing,
+        load::Parsed::Empty => load::Side::Empty,
+        files => load::Side::Loaded(load::finish(files, &source.label(), sources, load::Mode::Contract, &colliding)),
+    };
+    let (o, n) = (keyed(o, old, &sources), keyed(n, new, &new_sources));
     let (old_snapshot, mut new_snapshot) = match (o, n) {
         (load::Side::Loaded(o), load::Side::Loaded(n)) => (o, n),
         (load::Side::Loaded(o), _) => (o, Snapshot::empty(&new.label())),

@@ -18,7 +18,7 @@ pub mod span;
 pub use read::Limits;
 pub use select::Select;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -397,9 +397,42 @@ pub fn load_side(
 /// # Errors
 /// A file that is not a snapshot.
 pub fn load_found(found: Option<dir::Found>, label: &str, sources: &mut Sources, mode: Mode) -> Result<Side, Error> {
-    let Some(found) = found else { return Ok(Side::Missing) };
+    Ok(match parse_found(found, sources, mode)? {
+        Parsed::Missing => Side::Missing,
+        Parsed::Empty => Side::Empty,
+        files @ Parsed::Files { .. } => Side::Loaded(finish(files, label, sources, mode, &HashSet::new())),
+    })
+}
+
+/// One side parsed, its tools not yet keyed ([`finish`] keys them). Comparing two per-tool
+/// directories keys both sides with the names that collide on either ([`Parsed::colliding`]), so a
+/// variant file added or deleted on one side never re-keys the unchanged files of the other.
+#[derive(Debug)]
+pub enum Parsed {
+    Missing,
+    Empty,
+    Files { directory: bool, files: Vec<(String, Vec<shape::Entry>)> },
+}
+
+impl Parsed {
+    /// The names that several files of this per-tool directory carry (empty for anything else).
+    #[must_use]
+    pub fn colliding(&self) -> HashSet<String> {
+        match self {
+            Parsed::Files { directory: true, files } => dir::colliding(files),
+            _ => HashSet::new(),
+        }
+    }
+}
+
+/// Parses the files of one side.
+///
+/// # Errors
+/// A file that is not a snapshot.
+pub fn parse_found(found: Option<dir::Found>, sources: &mut Sources, mode: Mode) -> Result<Parsed, Error> {
+    let Some(found) = found else { return Ok(Parsed::Missing) };
     if found.files.is_empty() {
-        return Ok(Side::Empty);
+        return Ok(Parsed::Empty);
     }
     let mut parsed = Vec::with_capacity(found.files.len());
     for file in found.files {
@@ -407,16 +440,24 @@ pub fn load_found(found: Option<dir::Found>, label: &str, sources: &mut Sources,
         sources.files[id].path = file.path;
         parsed.push((file.rel, entries));
     }
+    Ok(Parsed::Files { directory: found.directory, files: parsed })
+}
+
+/// Keys the tools of a parsed side into a snapshot; in a per-tool directory, names in `colliding`
+/// (those several files carry, on either side of a comparison) are keyed by path.
+#[must_use]
+pub fn finish(parsed: Parsed, label: &str, sources: &Sources, mode: Mode, colliding: &HashSet<String>) -> Snapshot {
     let mut snapshot = Snapshot::empty(label);
-    if found.directory {
-        dir::name_by_path(&mut parsed);
+    let Parsed::Files { directory, files: mut parsed } = parsed else { return snapshot };
+    if directory {
+        dir::name_by_path(&mut parsed, colliding);
     }
     for (_, entries) in parsed {
         for entry in entries {
             insert(&mut snapshot, sources, entry, mode);
         }
     }
-    Ok(Side::Loaded(snapshot))
+    snapshot
 }
 
 /// Adds one entry: a tool whose key is taken is repeated ([`Mode::Lint`]) or a duplicate problem.

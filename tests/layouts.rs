@@ -280,3 +280,24 @@ fn shapes_of_other_ecosystems_are_named() {
         "{err}"
     );
 }
+
+/// A variant file added or deleted on one side re-keys nothing on the other: a name that collides on
+/// either side keys both sides' files by path, so an unchanged file is compared with itself.
+#[test]
+fn identity_is_stable_when_a_colliding_file_comes_or_goes() {
+    let d = tempfile::tempdir().unwrap();
+    let x_p = snap("x", r#""p": {"type": "string"}"#, r#""p""#);
+    let x_q = snap("x", r#""q": {"type": "string"}"#, r#""q""#);
+    write(&d.path().join("q1"), &[("x_ff_flag.snap", x_p.clone())]);
+    write(&d.path().join("q2"), &[("x_ff_flag.snap", x_p.clone()), ("x.snap", x_q.clone())]);
+    let (code, out, err) = drift(d.path(), &["diff", "q1", "q2", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let f = findings(&out);
+    assert_eq!(f.iter().map(|(r, t, _)| (r.as_str(), t.as_str())).collect::<Vec<_>>(), [("tool-added", "x")], "{f:#?}");
+    write(&d.path().join("r1"), &[("one.snap", x_p.clone()), ("two.snap", x_q)]);
+    write(&d.path().join("r2"), &[("one.snap", x_p)]);
+    let (code, out, err) = drift(d.path(), &["diff", "r1", "r2", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let f = findings(&out);
+    assert_eq!(f.iter().map(|(r, t, _)| (r.as_str(), t.as_str())).collect::<Vec<_>>(), [("tool-removed", "two")], "{f:#?}");
+}

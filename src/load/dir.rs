@@ -8,7 +8,7 @@
 //! so the base file `issue_write.snap` stays `issue_write` on both sides and a variant added later is a
 //! new tool.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::shape::Entry;
@@ -221,21 +221,17 @@ fn name_of(entry: &Entry) -> Option<&str> {
 /// Keys the tools of a per-tool directory (every file holds one tool) by path where names collide
 /// (see the module header). A directory of files with several tools each is left alone: a repeated
 /// name there is a duplicate.
-pub fn name_by_path(files: &mut [(String, Vec<Entry>)]) {
-    if !files.iter().all(|(_, entries)| entries.len() == 1) {
+pub fn name_by_path(files: &mut [(String, Vec<Entry>)], colliding: &HashSet<String>) {
+    let mut colliding = colliding.clone();
+    colliding.extend(self::colliding(files));
+    if colliding.is_empty() || !files.iter().all(|(_, entries)| entries.len() == 1) {
         return;
-    }
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    for (_, entries) in files.iter() {
-        if let Some(name) = entries.first().and_then(name_of) {
-            *counts.entry(name.to_owned()).or_default() += 1;
-        }
     }
     for (rel, entries) in files.iter_mut() {
         let Some(entry) = entries.first_mut() else { continue };
         let stem = rel.rsplit_once('.').map_or(rel.as_str(), |(stem, _)| stem).to_owned();
         let Some(name) = name_of(entry).map(str::to_owned) else { continue };
-        if counts.get(&name).is_some_and(|&n| n > 1) && stem != name {
+        if colliding.contains(&name) && stem != name {
             let tool = match entry {
                 Entry::Tool(t) => t,
                 Entry::Problem(p) => &mut p.tool,
@@ -243,4 +239,20 @@ pub fn name_by_path(files: &mut [(String, Vec<Entry>)]) {
             tool.published = Some(std::mem::replace(&mut tool.name, stem));
         }
     }
+}
+
+/// The names several files of a per-tool directory carry (none when a file holds several tools: a
+/// repeated name there is a duplicate).
+#[must_use]
+pub fn colliding(files: &[(String, Vec<Entry>)]) -> HashSet<String> {
+    if !files.iter().all(|(_, entries)| entries.len() == 1) {
+        return HashSet::new();
+    }
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for (_, entries) in files {
+        if let Some(name) = entries.first().and_then(name_of) {
+            *counts.entry(name.to_owned()).or_default() += 1;
+        }
+    }
+    counts.into_iter().filter(|&(_, n)| n > 1).map(|(name, _)| name).collect()
 }

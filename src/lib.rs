@@ -181,7 +181,9 @@ pub fn diff_selected(
     let keyed = |parsed: load::Parsed, source: &load::Source, sources: &Sources| match parsed {
         load::Parsed::Missing => load::Side::Missing,
         load::Parsed::Empty => load::Side::Empty,
-        files => load::Side::Loaded(load::finish(files, &source.label(), sources, load::Mode::Contract, &colliding)),
+        files @ load::Parsed::Files { .. } => {
+            load::Side::Loaded(load::finish(files, &source.label(), sources, load::Mode::Contract, &colliding))
+        }
     };
     let (o, n) = (keyed(o, old, &sources), keyed(n, new, &new_sources));
     let (old_snapshot, mut new_snapshot) = match (o, n) {
@@ -299,9 +301,9 @@ pub fn verify_selected(
     limits: load::Limits,
     select: &load::Select,
 ) -> Result<(Analysis, lock::LockFile, lock::LockFile), Error> {
-    let locked = lock::read_with(lock_path, limits)?;
+    let (locked, text) = lock::read_text(lock_path, limits)?;
     let mut sources = Sources::default();
-    let old = lock::locked_snapshot(&locked, &lock_path.display().to_string(), &mut sources)?;
+    let old = lock::locked_snapshot(text, lock_path, &mut sources)?;
     let new = load::load_selected(snapshot, &mut sources, load::Mode::Contract, limits, select)?;
     let current = lock::lock(&new);
     Ok((analyze(sources, old, new), locked, current))

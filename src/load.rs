@@ -446,6 +446,7 @@ pub fn parse_found(found: Option<dir::Found>, sources: &mut Sources, mode: Mode)
 /// Keys the tools of a parsed side into a snapshot; in a per-tool directory, names in `colliding`
 /// (those several files carry, on either side of a comparison) are keyed by path.
 #[must_use]
+#[allow(clippy::implicit_hasher, reason = "one set type for tool names throughout")]
 pub fn finish(parsed: Parsed, label: &str, sources: &Sources, mode: Mode, colliding: &HashSet<String>) -> Snapshot {
     let mut snapshot = Snapshot::empty(label);
     let Parsed::Files { directory, files: mut parsed } = parsed else { return snapshot };
@@ -458,6 +459,18 @@ pub fn finish(parsed: Parsed, label: &str, sources: &Sources, mode: Mode, collid
         }
     }
     snapshot
+}
+
+/// The contracts of a lock file's text as a snapshot, located in the lock file (`name` is shown,
+/// `path` is its repository path).
+///
+/// # Errors
+/// A lock file that is not JSON in the lock's shape.
+pub fn load_lock(name: &str, path: &Path, bytes: Vec<u8>, sources: &mut Sources) -> Result<Snapshot, Error> {
+    let (id, entries) = shape::parse_lock(sources, name.to_owned(), bytes)?;
+    sources.files[id].path = dir::working_path(path);
+    let parsed = Parsed::Files { directory: false, files: vec![(String::new(), entries)] };
+    Ok(finish(parsed, name, sources, Mode::Contract, &HashSet::new()))
 }
 
 /// Adds one entry: a tool whose key is taken is repeated ([`Mode::Lint`]) or a duplicate problem.

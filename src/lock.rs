@@ -98,14 +98,24 @@ pub fn read(path: &Path) -> Result<LockFile, Error> {
 /// # Errors
 /// As [`read`], and a lock that is not a regular file or is over the cap.
 pub fn read_with(path: &Path, limits: crate::load::Limits) -> Result<LockFile, Error> {
+    read_text(path, limits).map(|(lock, _)| lock)
+}
+
+/// [`read_with`], also returning the lock's text (what [`locked_snapshot`] locates findings in).
+///
+/// # Errors
+/// As [`read_with`].
+pub fn read_text(path: &Path, limits: crate::load::Limits) -> Result<(LockFile, String), Error> {
     let name = path.display().to_string();
-    let (lock, version) = crate::policy::read_versioned(
-        path,
-        limits.max_input_bytes,
-        "corrupt lock",
-        "; create it with `mcp-drift lock`",
-        |l: &LockFile| l.version,
-    )?;
+    let cap = limits.max_input_bytes;
+    let bytes = crate::load::read::file(path, cap, crate::load::read::INPUT_LIMIT).map_err(|e| match e {
+        Error::Io { path, message } => {
+            Error::Io { path, message: format!("{message}; create it with `mcp-drift lock`") }
+        }
+        other => other,
+    })?;
+    let (lock, version, text) =
+        crate::policy::read_versioned_text(path, bytes, "corrupt lock", |l: &LockFile| l.version)?;
     crate::policy::check_version(path, "lock", version)?;
     for (tool, locked) in &lock.tools {
         if hash(&locked.contract) != locked.sha256 {
@@ -117,17 +127,17 @@ pub fn read_with(path: &Path, limits: crate::load::Limits) -> Result<LockFile, E
             });
         }
     }
-    Ok(lock)
+    Ok((lock, text))
 }
 
-/// The locked contracts as a snapshot (a virtual file named after the lock), for the diff engine.
+/// The locked contracts as a snapshot, located in the lock file's own text (`text`, as
+/// [`read_text`] returned it), for the diff engine.
 ///
 /// # Errors
-/// Never for a lock that `read` accepted.
-pub fn locked_snapshot(lock: &LockFile, name: &str, sources: &mut Sources) -> Result<Snapshot, Error> {
-    let tools: Vec<&Value> = lock.tools.values().map(|t| &t.contract).collect();
-    let text = serde_json::to_string_pretty(&json!({ "tools": tools })).unwrap_or_default();
-    crate::load::load_bytes(&format!("{name} (locked contracts)"), text.into_bytes(), sources)
+/// Never for a lock that `read_text` accepted.
+pub fn locked_snapshot(text: String, path: &Path, sources: &mut Sources) -> Result<Snapshot, Error> {
+    let name = path.display().to_string();
+    crate::load::load_lock(&name, path, text.into_bytes(), sources)
 }
 
 /// Tools whose hash differs, or that were added or removed.

@@ -344,6 +344,40 @@ fn write_baseline(mut analysis: mcp_drift::Analysis, out: &BaselineOut) -> Resul
     Ok(ExitCode::SUCCESS)
 }
 
+/// `mcp-drift lock`: every tool of SNAPSHOT, hashed, written atomically to OUTPUT.
+fn lock_command(snapshot: &str, output: &std::path::Path, input: &InputArgs) -> Result<ExitCode, mcp_drift::Error> {
+    let mut sources = mcp_drift::load::Sources::default();
+    let snap = mcp_drift::load::load_selected(
+        &Source::parse(snapshot)?,
+        &mut sources,
+        mcp_drift::load::Mode::Contract,
+        input.limits(),
+        // The files `verify` will read: the configuration's selection applies here too.
+        &input.select(&Policy::load_config(None)?.config)?,
+    )?;
+    // A lock pins contracts: a tool that has none (no usable `inputSchema`, no name, a repeated
+    // name) cannot be pinned, and leaving it out would fail the next `verify` of the same file.
+    if let Some(p) = snap.problems.first() {
+        let file = sources.get(p.tool.file);
+        let (line, column) = file.tool_offset(&p.tool.base).map_or((1, 1), |o| file.line_column(o));
+        let name = if p.tool.name.is_empty() { "a tool".to_owned() } else { format!("tool `{}`", p.tool.name) };
+        return Err(mcp_drift::Error::Input {
+            file: file.name.clone(),
+            line,
+            column,
+            message: format!(
+                "{name} cannot be locked: {} ({} tool(s) in all); fix it, or leave its file out with --exclude",
+                p.detail,
+                snap.problems.len()
+            ),
+        });
+    }
+    let lock = mcp_drift::lock::lock(&snap);
+    mcp_drift::policy::write_atomically(output, &mcp_drift::lock::to_text(&lock))?;
+    eprintln!("locked {} tool(s) in {}", lock.tools.len(), neutral(&output.display()));
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
         Command::Diff { old, new, base, report: r, input } => {
@@ -388,21 +422,7 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             let config = Policy::load_config(out.config.as_deref())?.config;
             write_baseline(target.run(&config)?, &out)
         }
-        Command::Lock { snapshot, output, input } => {
-            let mut sources = mcp_drift::load::Sources::default();
-            let snap = mcp_drift::load::load_selected(
-                &Source::parse(&snapshot)?,
-                &mut sources,
-                mcp_drift::load::Mode::Contract,
-                input.limits(),
-                // The files `verify` will read: the configuration's selection applies here too.
-                &input.select(&Policy::load_config(None)?.config)?,
-            )?;
-            let lock = mcp_drift::lock::lock(&snap);
-            mcp_drift::policy::write_atomically(&output, &mcp_drift::lock::to_text(&lock))?;
-            eprintln!("locked {} tool(s) in {}", lock.tools.len(), neutral(&output.display()));
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Lock { snapshot, output, input } => lock_command(&snapshot, &output, &input),
         Command::Verify { snapshot, lock, update, report: r, input } => {
             let judged = policy(&r, None)?;
             let (analysis, locked, current) = mcp_drift::verify_selected(

@@ -384,13 +384,28 @@ pub(crate) fn read_versioned<T: serde::de::DeserializeOwned>(
     io_hint: &str,
     version: impl Fn(&T) -> u32,
 ) -> Result<(T, u32), Error> {
-    let name = path.display().to_string();
     let limit = if cap == read::MAX_SETTINGS_BYTES { SETTINGS_LIMIT } else { read::INPUT_LIMIT };
     let bytes = read::file(path, cap, limit).map_err(|e| match e {
         Error::Io { path, message } => Error::Io { path, message: format!("{message}{io_hint}") },
         other => other,
     })?;
-    parse_versioned(&name, &settings_text(&name, bytes)?, what, version)
+    read_versioned_text(path, bytes, what, version).map(|(t, v, _)| (t, v))
+}
+
+/// [`read_versioned`] of bytes already read from `path`, keeping the text.
+///
+/// # Errors
+/// As [`read_versioned`].
+pub(crate) fn read_versioned_text<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    bytes: Vec<u8>,
+    what: &str,
+    version: impl Fn(&T) -> u32,
+) -> Result<(T, u32, String), Error> {
+    let name = path.display().to_string();
+    let text = settings_text(&name, bytes)?;
+    let (t, v) = parse_versioned(&name, &text, what, version)?;
+    Ok((t, v, text))
 }
 
 /// Parses the text of a JSON file written by mcp-drift (see [`read_versioned`]).

@@ -299,5 +299,9 @@ fn identity_is_stable_when_a_colliding_file_comes_or_goes() {
     let (code, out, err) = drift(d.path(), &["diff", "r1", "r2", "--format", "json"]);
     assert_eq!(code, 1, "{out}{err}");
     let f = findings(&out);
-    assert_eq!(f.iter().map(|(r, t, _)| (r.as_str(), t.as_str())).collect::<Vec<_>>(), [("tool-removed", "two")], "{f:#?}");
+    assert_eq!(
+        f.iter().map(|(r, t, _)| (r.as_str(), t.as_str())).collect::<Vec<_>>(),
+        [("tool-removed", "two")],
+        "{f:#?}"
+    );
 }

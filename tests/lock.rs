@@ -145,3 +145,43 @@ fn a_killed_lock_leaves_the_old_lock_or_the_whole_new_one() {
         std::fs::write(dir.path().join("mcp-tools.lock"), &old_lock).unwrap();
     }
 }
+
+/// Findings about locked contracts point into the lock file itself: its repository path (in a git
+/// work tree, from any subdirectory) and the line of the contract there, in SARIF and GitHub output.
+#[test]
+fn verify_locates_locked_contracts_in_the_lock_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("d");
+    std::fs::create_dir_all(&sub).unwrap();
+    assert!(std::process::Command::new("git").args(["init", "-q"]).current_dir(dir.path()).status().unwrap().success());
+    let two = TOOLS.replace("]}", r#", {"name": "zap", "inputSchema": {"type": "object"}}]}"#);
+    std::fs::write(sub.join("tools.json"), &two).unwrap();
+    assert_eq!(drift(&sub, &["lock", "tools.json"]).0, 0);
+    std::fs::write(sub.join("tools.json"), TOOLS).unwrap();
+    let lock = std::fs::read_to_string(sub.join("mcp-tools.lock")).unwrap();
+    let line = lock.lines().position(|l| l.trim_start().starts_with("\"zap\"")).unwrap() + 1;
+    let (code, out, err) = drift(&sub, &["verify", "tools.json", "--format", "sarif"]);
+    assert_eq!(code, 1, "{err}");
+    let sarif: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "tool-removed", "{out}");
+    let place = &result["locations"][0]["physicalLocation"];
+    assert_eq!(place["artifactLocation"]["uri"], "d/mcp-tools.lock", "{out}");
+    let at = usize::try_from(place["region"]["startLine"].as_u64().unwrap()).unwrap();
+    assert!(at > line && at < line + 8, "line {at}: the contract of `zap` starts after line {line}\n{lock}");
+    let (_, github, _) = drift(&sub, &["verify", "tools.json", "--format", "github"]);
+    assert!(github.contains("file=d/mcp-tools.lock,line="), "{github}");
+}
+
+/// A tool without a usable contract cannot be pinned: `lock` refuses it at its position instead of
+/// writing a lock that the next `verify` of the same file fails.
+#[test]
+fn lock_refuses_tools_without_a_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = TOOLS.replace("]}", r#", {"name": "b", "inputSchema": null}]}"#);
+    std::fs::write(dir.path().join("tools.json"), bad).unwrap();
+    let (code, _, err) = drift(dir.path(), &["lock", "tools.json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("tools.json:1:") && err.contains("tool `b` cannot be locked: `inputSchema` is null"), "{err}");
+    assert!(!dir.path().join("mcp-tools.lock").exists());
+}

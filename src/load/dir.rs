@@ -127,6 +127,12 @@ fn ask_work_tree() -> Option<PathBuf> {
     std::fs::canonicalize(root.trim_end_matches(['\n', '\r'])).ok()
 }
 
+/// The repository path of a working-tree file (see [`super::SourceFile::path`]).
+#[must_use]
+pub fn working_path(path: &Path) -> String {
+    repository_path(work_tree().as_deref(), path)
+}
+
 /// A working-tree file's path from the root of its repository when it is inside the work tree `root`
 /// (lexically: a symbolic link keeps its own path), else the path as given without `./`.
 fn repository_path(root: Option<&Path>, path: &Path) -> String {
@@ -221,6 +227,7 @@ fn name_of(entry: &Entry) -> Option<&str> {
 /// Keys the tools of a per-tool directory (every file holds one tool) by path where names collide
 /// (see the module header). A directory of files with several tools each is left alone: a repeated
 /// name there is a duplicate.
+#[allow(clippy::implicit_hasher, reason = "one set type for tool names throughout")]
 pub fn name_by_path(files: &mut [(String, Vec<Entry>)], colliding: &HashSet<String>) {
     let mut colliding = colliding.clone();
     colliding.extend(self::colliding(files));

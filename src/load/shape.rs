@@ -33,6 +33,26 @@ pub fn parse_file(
     bytes: Vec<u8>,
     mode: Mode,
 ) -> Result<(FileId, Vec<Entry>), Error> {
+    parse_as(sources, name, bytes, mode, false)
+}
+
+/// Parses a lock file written by `mcp-drift lock` (`{"version": 1, "tools": {KEY: {"contract": TOOL,
+/// ...}}}`): its contracts are the tools, located in the lock file itself, so a finding about a
+/// locked contract points at its line in the lock.
+///
+/// # Errors
+/// As [`parse_file`].
+pub fn parse_lock(sources: &mut Sources, name: String, bytes: Vec<u8>) -> Result<(FileId, Vec<Entry>), Error> {
+    parse_as(sources, name, bytes, Mode::Contract, true)
+}
+
+fn parse_as(
+    sources: &mut Sources,
+    name: String,
+    bytes: Vec<u8>,
+    mode: Mode,
+    lock: bool,
+) -> Result<(FileId, Vec<Entry>), Error> {
     let mut text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let prefix = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
@@ -78,7 +98,11 @@ pub fn parse_file(
         None => {}
     }
     let mut found = Vec::new();
-    collect_tools(raw, String::new(), source, &mut found)?;
+    if lock {
+        collect_locked(raw, source, &mut found)?;
+    } else {
+        collect_tools(raw, String::new(), source, &mut found)?;
+    }
     // Checking a tool reads its members; thousands of tools share the cores.
     let entries: Vec<Entry> = {
         use rayon::prelude::*;
@@ -151,6 +175,29 @@ fn foreign_tool(map: &BTreeMap<String, &RawValue>, base: &str, source: &SourceFi
 }
 
 /// Finds the tool objects in any supported shape.
+/// The contracts of a lock file, at `/tools/KEY/contract`.
+fn collect_locked<'t>(
+    raw: &'t RawValue,
+    source: &SourceFile,
+    out: &mut Vec<(String, &'t RawValue)>,
+) -> Result<(), Error> {
+    #[derive(serde::Deserialize)]
+    struct Lock<'a> {
+        #[serde(borrow)]
+        tools: BTreeMap<String, Locked<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Locked<'a> {
+        #[serde(borrow)]
+        contract: &'a RawValue,
+    }
+    let lock: Lock<'t> = serde_json::from_str(raw.get()).map_err(|e| json_error(&source.name, &e))?;
+    for (key, locked) in lock.tools {
+        out.push((format!("/tools/{}/contract", span::escape_token(&key)), locked.contract));
+    }
+    Ok(())
+}
+
 fn collect_tools<'t>(
     raw: &'t RawValue,
     base: String,

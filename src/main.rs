@@ -386,6 +386,12 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                     if rev.is_empty() || rev.starts_with('-') {
                         return Err(mcp_drift::Error::Usage(format!("`{rev}` is not a revision")));
                     }
+                    if mcp_drift::load::git::is_bare() {
+                        return Err(mcp_drift::Error::Usage(format!(
+                            "--base compares `{rev}` with the working tree, and this repository is bare (it has \
+                             none); compare two revisions instead: `diff {rev}:{old} HEAD:{old}`"
+                        )));
+                    }
                     // Built here, not spelled `REV:PATH` and parsed: the old side is read from git
                     // whatever files the working tree holds.
                     (Source::Git { rev: rev.clone(), path: old.clone() }, Source::Path(old.into()))

@@ -379,6 +379,11 @@ fn bare_repositories_and_no_checkout_clones() {
         assert_eq!(code, 2);
         assert!(err.contains("git fetch --depth=1 origin tag v0.9.9"), "{dir}: {err}");
     }
+    // `--base` compares with the working tree: a bare repository has none, which is a usage error,
+    // not "every tool removed".
+    let (code, out, err) = drift(&clones.path().join("bare.git"), &["diff", "--base", "v0.2.0", SNAPS]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("bare") && err.contains(&format!("v0.2.0:{SNAPS} HEAD:{SNAPS}")), "{err}");
 }
 
 #[test]

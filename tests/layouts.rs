@@ -305,3 +305,23 @@ fn identity_is_stable_when_a_colliding_file_comes_or_goes() {
         "{f:#?}"
     );
 }
+
+/// In a per-tool directory, a file holding a tool object without a name is that tool's finding, not
+/// the end of the run.
+#[test]
+fn a_nameless_tool_file_is_a_finding() {
+    let d = tempfile::tempdir().unwrap();
+    write(&d.path().join("p1"), &[("a.snap", snap("a", "", ""))]);
+    write(
+        &d.path().join("p2"),
+        &[
+            ("a.snap", snap("a", r#""p": {"type": "string"}"#, r#""p""#)),
+            ("d.snap", "{\"inputSchema\": {\"type\": \"object\"}}".into()),
+        ],
+    );
+    let (code, out, err) = drift(d.path(), &["diff", "p1", "p2", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let f = findings(&out);
+    assert!(f.iter().any(|(r, _, _)| r == "tool-unnamed"), "{f:#?}");
+    assert!(f.iter().any(|(r, t, _)| r == "input-required-added" && t == "a"), "{f:#?}");
+}

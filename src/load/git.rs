@@ -30,6 +30,12 @@ fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).trim().to_owned()
 }
 
+/// Whether the current directory is in a bare repository (one without a working tree).
+#[must_use]
+pub fn is_bare() -> bool {
+    git(&["rev-parse", "--is-bare-repository"]).is_ok_and(|o| o.status.success() && stdout(&o) == "true")
+}
+
 /// Whether `rev` names a commit in the repository of the current directory (quietly: no git, no
 /// repository or no such revision are all `false`).
 #[must_use]

@@ -26,7 +26,7 @@ fn compile(globs: &Labeled<'_>) -> Result<Option<GlobSet>, Error> {
     }
     let mut set = GlobSetBuilder::new();
     for (label, glob) in globs {
-        let g: Glob = GlobBuilder::new(glob)
+        let g: Glob = GlobBuilder::new(&gitignore(glob))
             .literal_separator(true)
             .backslash_escape(true)
             .build()
@@ -34,6 +34,23 @@ fn compile(globs: &Labeled<'_>) -> Result<Option<GlobSet>, Error> {
         set.add(g);
     }
     set.build().map(Some).map_err(|e| Error::Usage(format!("file selection: {e}")))
+}
+
+/// A glob with gitignore's placement rules, as a `globset` pattern: a leading `/` anchors it to the
+/// directory given; without a `/` (other than a trailing one) it matches at any depth; a trailing `/`
+/// selects everything below a directory.
+fn gitignore(glob: &str) -> String {
+    let (body, dir) = match glob.strip_suffix('/') {
+        Some(b) if !b.is_empty() => (b, true),
+        _ => (glob, false),
+    };
+    let anchored = body.strip_prefix('/');
+    let body = match anchored {
+        Some(b) => b.to_owned(),
+        None if !body.contains('/') => format!("**/{body}"),
+        None => body.to_owned(),
+    };
+    if dir { format!("{body}/**") } else { body }
 }
 
 impl Select {
@@ -110,7 +127,21 @@ mod tests {
         assert!(!sel.selects("x/legacy/old.snap"));
         assert!(!sel.selects("tools.json"));
         assert!(s(&[], &[]).selects("anything.json"));
-        assert!(!s(&["*.json"], &[]).selects("dir/tools.json"), "`*` does not cross `/`");
+        assert!(!s(&["/*.json"], &[]).selects("dir/tools.json"), "`*` does not cross `/`");
+        assert!(s(&["*.json"], &[]).selects("dir/tools.json"), "no slash: any depth, as in gitignore");
+    }
+
+    #[test]
+    fn placement_follows_gitignore() {
+        let sel = |g: &str| s(&[g], &[]);
+        assert!(sel("a.snap").selects("sub/a.snap") && sel("a.snap").selects("a.snap"), "no slash: any depth");
+        assert!(sel("/b.snap").selects("b.snap") && !sel("/b.snap").selects("sub/b.snap"), "leading slash: anchored");
+        assert!(sel("/sub/a.snap").selects("sub/a.snap"));
+        assert!(
+            sel("sub/*.snap").selects("sub/a.snap") && !sel("sub/*.snap").selects("x/sub/a.snap"),
+            "inner slash: anchored"
+        );
+        assert!(sel("legacy/").selects("legacy/x/y.json") && sel("legacy/").selects("a/legacy/y.json"));
     }
 
     #[test]

@@ -174,7 +174,6 @@ fn foreign_tool(map: &BTreeMap<String, &RawValue>, base: &str, source: &SourceFi
     None
 }
 
-/// Finds the tool objects in any supported shape.
 /// The contracts of a lock file, at `/tools/KEY/contract`.
 fn collect_locked<'t>(
     raw: &'t RawValue,
@@ -198,6 +197,7 @@ fn collect_locked<'t>(
     Ok(())
 }
 
+/// Finds the tool objects in any supported shape.
 fn collect_tools<'t>(
     raw: &'t RawValue,
     base: String,
@@ -241,7 +241,8 @@ fn collect_tools<'t>(
             if let Some(e) = foreign_tool(&map, &base, source) {
                 return Err(e);
             }
-            if map.contains_key("name") {
+            // A tool object without a name is still a tool (reported as `tool-unnamed`).
+            if map.contains_key("name") || map.contains_key("inputSchema") {
                 out.push((base, raw));
                 return Ok(());
             }

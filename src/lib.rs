@@ -367,7 +367,13 @@ pub fn lint_text(text: &str, options: lint::Options) -> Result<Analysis, Error> 
 
 /// Lints a loaded snapshot: the snapshot is the new side, there is no old one.
 fn lint_loaded(sources: Sources, snapshot: Snapshot, options: lint::Options) -> Analysis {
-    let findings = lint::lint(&snapshot, &sources, options);
+    let mut findings = lint::lint(&snapshot, &sources, options);
+    // Tools that are not objects or have no name cannot be linted; each is a finding, as in `diff`.
+    let (problems, _) = checks::invalid::problems(&Snapshot::empty(""), &snapshot, &sources);
+    if !problems.is_empty() {
+        findings.extend(problems);
+        checks::sort(&mut findings);
+    }
     Analysis { sources, old: Snapshot::empty(""), new: snapshot, findings, suppressed: Vec::new(), notes: Vec::new() }
 }
 

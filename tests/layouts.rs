@@ -325,3 +325,18 @@ fn a_nameless_tool_file_is_a_finding() {
     assert!(f.iter().any(|(r, _, _)| r == "tool-unnamed"), "{f:#?}");
     assert!(f.iter().any(|(r, t, _)| r == "input-required-added" && t == "a"), "{f:#?}");
 }
+
+/// `lint` keeps going past a tool it cannot lint, like `diff`: a list entry that is not an object
+/// and a nameless tool are findings, and the other tools are linted.
+#[test]
+fn lint_reports_tools_it_cannot_lint() {
+    let d = tempfile::tempdir().unwrap();
+    let text =
+        "{\"tools\": [\n{\"name\": \"a\", \"inputSchema\": {\"type\": \"object\"}},\n42,\n{\"inputSchema\": {}}\n]}\n";
+    write(d.path(), &[("l.json", text.into())]);
+    let (code, out, err) = drift(d.path(), &["lint", "l.json", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let f = findings(&out);
+    assert!(f.iter().any(|(r, _, _)| r == "tool-invalid") && f.iter().any(|(r, _, _)| r == "tool-unnamed"), "{f:#?}");
+    assert!(f.iter().any(|(r, t, _)| r == "lint-missing-description" && t == "a"), "the other tool is linted: {f:#?}");
+}

@@ -300,9 +300,6 @@ fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile, mod
         Ok(Entry::Problem(Problem { kind, tool: tool(name), pointer: pointer.to_owned(), detail }))
     };
     if first_byte(raw) != b'{' {
-        if mode == Mode::Lint {
-            return Err(shape_error(source, base, "a tool must be a JSON object"));
-        }
         return problem(ProblemKind::Invalid, String::new(), "", "a tool must be a JSON object".to_owned());
     }
     // Members as raw text: only the keys are built, so `null` and absence stay apart.
@@ -317,9 +314,6 @@ fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile, mod
             Some(n) => ("/name", format!("`name` is {}, not a string", kind_of(n))),
             None => ("", "the tool has no `name`".to_owned()),
         };
-        if mode == Mode::Lint {
-            return Err(shape_error(source, &format!("{base}{at}"), "a tool needs a string `name`"));
-        }
         return problem(ProblemKind::Unnamed, String::new(), at, detail);
     };
     if mode == Mode::Lint {

@@ -479,3 +479,28 @@ fn a_tree_is_read_with_a_fixed_number_of_git_processes() {
     let runs = std::fs::read_to_string(&log).unwrap();
     assert!(runs.lines().count() <= 8, "{} git processes for 80 files:\n{runs}", runs.lines().count());
 }
+
+/// A committed symbolic link in a snapshot directory reads at a revision as on disk: as the file it
+/// points to, under its own path. A link out of the directory is a clear error.
+#[cfg(unix)]
+#[test]
+fn symbolic_links_in_a_tree_read_as_on_disk() {
+    let r = repo();
+    let dir = r.path().join("snaps");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.json"), V1).unwrap();
+    std::os::unix::fs::symlink("a.json", dir.join("b.json")).unwrap();
+    commit_all(r.path(), "v1");
+    let (disk_code, disk, _) = drift(r.path(), &["diff", "snaps", "snaps", "--format", "json"]);
+    let (code, out, err) = drift(r.path(), &["diff", "HEAD:snaps", "HEAD:snaps", "--format", "json"]);
+    assert_eq!((code, disk_code), (0, 0), "{out}{err}");
+    let count = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap()["findings"].as_array().unwrap().len();
+    assert_eq!(count(&out), count(&disk), "{out}\n{disk}");
+    let (code, _, err) = drift(r.path(), &["diff", "--base", "HEAD", "snaps"]);
+    assert_eq!(code, 0, "{err}");
+    std::os::unix::fs::symlink("../elsewhere.json", dir.join("c.json")).unwrap();
+    commit_all(r.path(), "v2");
+    let (code, _, err) = drift(r.path(), &["diff", "HEAD:snaps", "HEAD:snaps"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("snaps/c.json: is a symbolic link to `../elsewhere.json`"), "{err}");
+}

@@ -214,16 +214,22 @@ pub fn list(rev: &str, path: &str) -> Result<Listing, Error> {
         return Err(Error::Io { path: format!("{rev}:{path}"), message: stderr(&out) });
     }
     let mut blobs = Vec::new();
+    let mut links = Vec::new();
     let dir_prefix = if root_path.is_empty() { String::new() } else { format!("{root_path}/") };
     // `<mode> <type> <object> <size>\t<path>`, NUL-terminated.
     for entry in out.stdout.split(|&b| b == 0).filter(|e| !e.is_empty()) {
         let entry = String::from_utf8_lossy(entry);
         let Some((meta, name)) = entry.split_once('\t') else { continue };
         let fields: Vec<&str> = meta.split_whitespace().collect();
-        let [_, kind, object, size] = fields[..] else { continue };
+        let [mode, kind, object, size] = fields[..] else { continue };
         if name == root_path {
             if kind != "blob" {
                 return Err(Error::Usage(format!("{rev}:{path}: is a {kind} at `{rev}`, not a file")));
+            }
+            if mode == SYMLINK {
+                return Err(Error::Usage(format!(
+                    "{rev}:{path}: is a symbolic link at `{rev}`; name the file it points to"
+                )));
             }
             let rel = name.rsplit('/').next().unwrap_or(name).to_owned();
             let size = size.parse().unwrap_or(u64::MAX);
@@ -237,7 +243,11 @@ pub fn list(rev: &str, path: &str) -> Result<Listing, Error> {
             continue;
         }
         let size = size.parse().unwrap_or(u64::MAX);
-        blobs.push(Blob { path: name.to_owned(), rel: rel.to_owned(), oid: object.to_owned(), size });
+        let blob = Blob { path: name.to_owned(), rel: rel.to_owned(), oid: object.to_owned(), size };
+        if mode == SYMLINK { links.push(blob) } else { blobs.push(blob) }
+    }
+    if !links.is_empty() {
+        follow_links(rev, path, links, &mut blobs)?;
     }
     // Git keeps no empty directories: a path that lists nothing does not exist (the root always does).
     if out.stdout.is_empty() && !root_path.is_empty() {
@@ -245,6 +255,32 @@ pub fn list(rev: &str, path: &str) -> Result<Listing, Error> {
     }
     blobs.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Listing::Dir(blobs))
+}
+
+/// The mode `git ls-tree` gives a symbolic link.
+const SYMLINK: &str = "120000";
+
+/// Symbolic links in a directory read at a revision, followed as on disk when they point at a
+/// snapshot file of the same listing (each link reads as that file, under its own path).
+fn follow_links(rev: &str, path: &str, links: Vec<Blob>, blobs: &mut Vec<Blob>) -> Result<(), Error> {
+    /// A link's text is a path; a longer one is not a link git wrote.
+    const MAX_TARGET: u64 = 4096;
+    let targets = read_blobs(&links, MAX_TARGET, "symbolic link", &|b| format!("{rev}:{}", b.path))?;
+    for (link, target) in links.into_iter().zip(targets) {
+        let target = String::from_utf8_lossy(&target).into_owned();
+        let parent = link.path.rsplit_once('/').map_or("", |(p, _)| p);
+        let resolved = if target.starts_with('/') { None } else { repository_path(parent, &target) };
+        let Some(found) = resolved.and_then(|r| blobs.iter().find(|b| b.path == r).cloned()) else {
+            return Err(Error::Usage(format!(
+                "{rev}:{}: is a symbolic link to `{}`, which is not a snapshot file of `{path}` at `{rev}`; \
+                 at a revision mcp-drift follows links only to files of the directory read (leave it out with --exclude)",
+                link.path,
+                crate::text::escape(&target)
+            )));
+        };
+        blobs.push(Blob { path: link.path, rel: link.rel, oid: found.oid, size: found.size });
+    }
+    Ok(())
 }
 
 /// Reads `blobs` with one `git cat-file --batch`, after checking every size (from `ls-tree`) against

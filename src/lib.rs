@@ -306,7 +306,17 @@ pub fn verify_selected(
     let old = lock::locked_snapshot(text, lock_path, &mut sources)?;
     let new = load::load_selected(snapshot, &mut sources, load::Mode::Contract, limits, select)?;
     let current = lock::lock(&new);
-    Ok((analyze(sources, old, new), locked, current))
+    let mut analysis = analyze(sources, old, new);
+    // The lock records contracts, not the files they came from: a selection cannot be applied to it.
+    let gone = analysis.findings.iter().filter(|f| f.rule == RuleId::ToolRemoved).count();
+    if !select.is_all() && gone > 0 {
+        analysis.notes.push(format!(
+            "{gone} locked tool(s) are not in the selected files ({}); the lock holds every tool it was made \
+             with, so lock and verify with the same --include/--exclude",
+            select.described.join(" ")
+        ));
+    }
+    Ok((analysis, locked, current))
 }
 
 /// Lints snapshots on their own (`mcp-drift lint`). Each is loaded leniently, so a broken tool is a

@@ -394,6 +394,11 @@ fn advice_for_a_missing_revision_fits_it() {
     let (code, _, err) = drift(r.path(), &["diff", "--base", "HEAD~999999", "tools.json"]);
     assert_eq!(code, 2);
     assert!(err.contains("history is shorter") && !err.contains("origin HEAD~"), "{err}");
+    let (code, _, err) = drift(r.path(), &["diff", "HEAD^{tree}:tools.json", "tools.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("names a tree, not a commit"), "{err}");
+    let (_, _, err) = drift(r.path(), &["diff", "--base", "main@{99}", "tools.json"]);
+    assert!(err.contains("reflog entry") && !err.contains("counts commits back"), "{err}");
     let (_, _, err) = drift(r.path(), &["diff", "--base", "origin/feature", "tools.json"]);
     assert!(err.contains("`git fetch --depth=1 origin feature`"), "{err}");
     let sha = "0123456789abcdef0123456789abcdef01234567";

@@ -340,3 +340,16 @@ fn lint_reports_tools_it_cannot_lint() {
     assert!(f.iter().any(|(r, _, _)| r == "tool-invalid") && f.iter().any(|(r, _, _)| r == "tool-unnamed"), "{f:#?}");
     assert!(f.iter().any(|(r, t, _)| r == "lint-missing-description" && t == "a"), "the other tool is linted: {f:#?}");
 }
+
+/// A lock made of every file, verified with a selection: the tools left out are reported as removed,
+/// and a note says why and what to do.
+#[test]
+fn verify_with_a_selection_the_lock_was_not_made_with_says_so() {
+    let d = toolsnaps();
+    let (code, _, err) = drift(d.path(), &["lock", "old", "--output", "all.lock"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, err) =
+        drift(d.path(), &["verify", "old", "--lock", "all.lock", "--include", "list_tags.snap", "--format", "json"]);
+    let n = notes(&out);
+    assert!(n.iter().any(|n| n.starts_with("2 locked tool(s) are not in the selected files")), "{n:?} {err}");
+}

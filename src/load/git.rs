@@ -92,6 +92,22 @@ fn verify_revision(rev: &str) -> Result<String, Error> {
             "`{rev}` names a git revision, but the current directory is not in a git repository"
         )));
     }
+    // It may name an object that is not a commit (`v1^{tree}`, a blob id).
+    let any = git(&["rev-parse", "--verify", "--quiet", "--end-of-options", rev])?;
+    // (A full commit id verifies whether or not the object exists: only an object git has counts.)
+    let kind = if any.status.success() {
+        git(&["cat-file", "-t", "--end-of-options", &stdout(&any)])
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| stdout(&o))
+    } else {
+        None
+    };
+    if let Some(kind) = kind.filter(|k| !k.is_empty()) {
+        return Err(Error::Usage(format!(
+            "`{rev}` names a {kind}, not a commit; snapshots are read at a commit (a branch, a tag or a commit id)"
+        )));
+    }
     let shallow = git(&["rev-parse", "--is-shallow-repository"]).is_ok_and(|o| stdout(&o) == "true");
     Err(Error::Usage(missing_revision(rev, shallow)))
 }
@@ -102,13 +118,18 @@ fn missing_revision(rev: &str, shallow: bool) -> String {
     if shallow {
         message.push_str(" (this is a shallow clone)");
     }
-    let relative = rev.find(['~', '^', '@']).filter(|&i| i > 0).map(|i| &rev[..i]);
+    let reflog = rev.contains("@{");
+    let relative = rev.find(['~', '^']).filter(|&i| i > 0 && !reflog).map(|i| &rev[..i]);
     let hex = rev.len() >= 7 && rev.bytes().all(|b| b.is_ascii_hexdigit());
     let versionish = |s: &str| {
         let s = s.strip_prefix('v').unwrap_or(s);
         s.starts_with(|c: char| c.is_ascii_digit()) && s.contains('.')
     };
-    let advice = if let Some(base) = relative {
+    let advice = if reflog {
+        "; `@{...}` names a reflog entry, which exists only in the clone that made it (a CI checkout has \
+         none): name a branch, a tag or a commit id"
+            .to_owned()
+    } else if let Some(base) = relative {
         if shallow {
             format!(
                 "; `{rev}` counts commits back from `{base}`, and this clone's history is cut short: fetch more of it \

@@ -62,6 +62,9 @@ struct JsonFinding<'a> {
     new: Option<Place<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     witness: Option<JsonWitness<'a>>,
+    /// Extra lines of the finding (a word diff, why an accepted change at this place is reported again).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
     fingerprint: &'a str,
 }
 
@@ -105,6 +108,7 @@ pub fn render(analysis: &Analysis) -> String {
                 .witness
                 .as_ref()
                 .map(|w| JsonWitness { instance: &w.instance, rejected_because: &w.rejected_because }),
+            notes: &f.notes,
             fingerprint: &f.fingerprint,
         })
         .collect();

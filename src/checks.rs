@@ -7,6 +7,7 @@
 //! and pointer, so unrelated edits elsewhere in a file never change them.
 
 pub mod invalid;
+pub mod variants;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;

@@ -138,12 +138,23 @@ pub fn diff_selected(
     // A path missing on one side counts as "every tool added/removed" only across git revisions, where
     // it means the pull request adds or deletes the snapshot. Between two paths on disk it is far more
     // often a typo, and a typo on the old side must not turn the gate green.
-    let git = matches!(old, load::Source::Git { .. }) || matches!(new, load::Source::Git { .. });
+    // And only when both sides name the same path (as `--base` does): `v1:s.jsno v2:s.json` is a typo,
+    // not a snapshot new in the pull request.
+    let path_of = |s: &load::Source| match s {
+        load::Source::Git { path, .. } => Some(path.trim_start_matches("./").trim_end_matches('/').to_owned()),
+        load::Source::Path(p) => {
+            Some(p.display().to_string().trim_start_matches("./").trim_end_matches('/').to_owned())
+        }
+        load::Source::Stdin => None,
+    };
+    let same_path = path_of(old).is_some() && path_of(old) == path_of(new);
+    let git = same_path && (matches!(old, load::Source::Git { .. }) || matches!(new, load::Source::Git { .. }));
     let missing = |source: &load::Source, why: Option<&str>| {
         (why == Some("does not exist") && !git).then(|| Error::Io {
             path: source.label(),
             message: "does not exist (a snapshot that exists on one side only is reported as every tool \
-                      added or removed when that side is read at a git revision: `REV:PATH` or `--base REV PATH`)"
+                      added or removed when both sides name the same path and one is read at a git revision: \
+                      `REV:PATH`, or `--base REV PATH`)"
                 .into(),
         })
     };
@@ -260,6 +271,7 @@ pub fn analyze(sources: Sources, mut old: Snapshot, mut new: Snapshot) -> Analys
     checks::invalid::hold_back(&mut old, &mut new);
     let changes = compare::compare(&old, &new);
     let mut findings = checks::findings(&changes, &old, &new, &sources);
+    checks::variants::soften(&mut findings, &old, &new);
     let (problems, notes) = checks::invalid::problems(&old, &new, &sources);
     if !problems.is_empty() {
         findings.extend(problems);

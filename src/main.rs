@@ -366,8 +366,12 @@ fn lock_command(snapshot: &str, output: &std::path::Path, input: &InputArgs) -> 
             line,
             column,
             message: format!(
-                "{name} cannot be locked: {} ({} tool(s) in all); fix it, or leave its file out with --exclude",
-                p.detail,
+                "{name} cannot be locked: {} ({} tool(s) in all); fix it, or (in a directory) leave its file out with --exclude",
+                if p.kind == mcp_drift::load::ProblemKind::NameDuplicate {
+                    format!("its name is taken by an earlier tool{}", p.detail)
+                } else {
+                    p.detail.clone()
+                },
                 snap.problems.len()
             ),
         });

@@ -107,7 +107,7 @@ fn missing_path_at_revision() {
     assert!(out.contains("\"rule\": \"tool-added\""), "{out}");
     let (code, _, err) = drift(r.path(), &["diff", "HEAD:nothing.json", "HEAD:neither.json"]);
     assert_eq!(code, 2);
-    assert!(err.contains("does not exist at revision `HEAD`"), "{err}");
+    assert!(err.contains("HEAD:nothing.json: does not exist"), "{err}");
 }
 
 /// A pull request that commits a copy of its new snapshot as `main:tools.json` cannot make
@@ -508,4 +508,22 @@ fn symbolic_links_in_a_tree_read_as_on_disk() {
     let (code, _, err) = drift(r.path(), &["diff", "HEAD:snaps", "HEAD:snaps"]);
     assert_eq!(code, 2);
     assert!(err.contains("snaps/c.json: is a symbolic link to `../elsewhere.json`"), "{err}");
+}
+
+/// A path missing on one side counts as "every tool added/removed" only when both sides name the same
+/// path: a typo in one of two different paths is an error, not a green gate.
+#[test]
+fn a_typo_in_one_of_two_paths_is_an_error() {
+    let r = repo();
+    std::fs::write(r.path().join("s.json"), V1).unwrap();
+    commit_all(r.path(), "v1");
+    for args in [
+        ["diff", "HEAD:s.jsno", "HEAD:s.json"],
+        ["diff", "HEAD:s.json", "HEAD:s.jsno"],
+        ["diff", "HEAD:s.json", "nosuch.json"],
+    ] {
+        let (code, _, err) = drift(r.path(), &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("does not exist"), "{err}");
+    }
 }

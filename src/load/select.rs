@@ -26,12 +26,16 @@ fn compile(globs: &Labeled<'_>) -> Result<Option<GlobSet>, Error> {
     }
     let mut set = GlobSetBuilder::new();
     for (label, glob) in globs {
-        let g: Glob = GlobBuilder::new(&gitignore(glob))
-            .literal_separator(true)
-            .backslash_escape(true)
-            .build()
-            .map_err(|e| Error::Usage(format!("{label} `{}` is not a valid glob: {}", escape(glob), e.kind())))?;
-        set.add(g);
+        let pattern = gitignore(glob);
+        // As in gitignore, a pattern also matches a directory, and so everything below it.
+        let below = if pattern.ends_with("/**") { None } else { Some(format!("{pattern}/**")) };
+        for p in std::iter::once(pattern).chain(below) {
+            let g: Glob =
+                GlobBuilder::new(&p).literal_separator(true).backslash_escape(true).build().map_err(|e| {
+                    Error::Usage(format!("{label} `{}` is not a valid glob: {}", escape(glob), e.kind()))
+                })?;
+            set.add(g);
+        }
     }
     set.build().map(Some).map_err(|e| Error::Usage(format!("file selection: {e}")))
 }
@@ -142,6 +146,15 @@ mod tests {
             "inner slash: anchored"
         );
         assert!(sel("legacy/").selects("legacy/x/y.json") && sel("legacy/").selects("a/legacy/y.json"));
+        assert!(
+            sel("dir").selects("dir/b.snap")
+                && sel("dir").selects("x/dir/c.snap")
+                && !sel("dir").selects("dirt/a.snap")
+        );
+        assert!(
+            s(&[], &["x"]).selects("o.snap") && !s(&[], &["x"]).selects("x/y/a.snap"),
+            "a directory name excludes below it"
+        );
     }
 
     #[test]

@@ -10,7 +10,12 @@ use crate::load::{Snapshot, escape};
 /// Lowers `tool-removed` and `tool-renamed` findings about variant files whose published name the
 /// new snapshot still serves.
 pub fn soften(findings: &mut [Finding], old: &Snapshot, new: &Snapshot) {
-    let served = |name: &str| new.tools.values().any(|t| t.published_name() == name);
+    if !old.tools.values().chain(new.tools.values()).any(|t| t.published.is_some()) {
+        return;
+    }
+    // Indexed once: thousands of removed variants must not each scan every tool.
+    let served: std::collections::HashSet<&str> = new.tools.values().map(crate::load::Tool::published_name).collect();
+    let served = |name: &str| served.contains(name);
     for f in findings.iter_mut() {
         match f.rule {
             RuleId::ToolRemoved => {

@@ -107,15 +107,13 @@ pub fn read_with(path: &Path, limits: crate::load::Limits) -> Result<LockFile, E
 /// As [`read_with`].
 pub fn read_text(path: &Path, limits: crate::load::Limits) -> Result<(LockFile, String), Error> {
     let name = path.display().to_string();
-    let cap = limits.max_input_bytes;
-    let bytes = crate::load::read::file(path, cap, crate::load::read::INPUT_LIMIT).map_err(|e| match e {
-        Error::Io { path, message } => {
-            Error::Io { path, message: format!("{message}; create it with `mcp-drift lock`") }
-        }
-        other => other,
-    })?;
-    let (lock, version, text) =
-        crate::policy::read_versioned_text(path, bytes, "corrupt lock", |l: &LockFile| l.version)?;
+    let (lock, version, text) = crate::policy::read_versioned(
+        path,
+        limits.max_input_bytes,
+        "corrupt lock",
+        "; create it with `mcp-drift lock`",
+        |l: &LockFile| l.version,
+    )?;
     crate::policy::check_version(path, "lock", version)?;
     for (tool, locked) in &lock.tools {
         if hash(&locked.contract) != locked.sha256 {

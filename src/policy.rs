@@ -365,7 +365,7 @@ fn same_evidence(a: &Accept, f: &Finding) -> bool {
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline, Error> {
-    let (baseline, version): (Baseline, u32) =
+    let (baseline, version, _) =
         read_versioned(path, read::MAX_SETTINGS_BYTES, "invalid baseline", "", |b: &Baseline| b.version)?;
     check_version(path, "baseline", version)?;
     Ok(baseline)
@@ -373,7 +373,7 @@ fn read_baseline(path: &Path) -> Result<Baseline, Error> {
 
 /// Reads a JSON file written by mcp-drift (baseline, lock), at most `cap` bytes: I/O errors carry
 /// `io_hint`, parse errors say `what` with the line and column. Returns the value and its `version`
-/// field.
+/// field, and its text.
 ///
 /// # Errors
 /// Unreadable or invalid files, files that are not regular files, files over `cap`.
@@ -383,25 +383,12 @@ pub(crate) fn read_versioned<T: serde::de::DeserializeOwned>(
     what: &str,
     io_hint: &str,
     version: impl Fn(&T) -> u32,
-) -> Result<(T, u32), Error> {
+) -> Result<(T, u32, String), Error> {
     let limit = if cap == read::MAX_SETTINGS_BYTES { SETTINGS_LIMIT } else { read::INPUT_LIMIT };
     let bytes = read::file(path, cap, limit).map_err(|e| match e {
         Error::Io { path, message } => Error::Io { path, message: format!("{message}{io_hint}") },
         other => other,
     })?;
-    read_versioned_text(path, bytes, what, version).map(|(t, v, _)| (t, v))
-}
-
-/// [`read_versioned`] of bytes already read from `path`, keeping the text.
-///
-/// # Errors
-/// As [`read_versioned`].
-pub(crate) fn read_versioned_text<T: serde::de::DeserializeOwned>(
-    path: &Path,
-    bytes: Vec<u8>,
-    what: &str,
-    version: impl Fn(&T) -> u32,
-) -> Result<(T, u32, String), Error> {
     let name = path.display().to_string();
     let text = settings_text(&name, bytes)?;
     let (t, v) = parse_versioned(&name, &text, what, version)?;

@@ -189,14 +189,11 @@ pub fn diff_selected(
     // Names that collide on either side key both sides' per-tool files by path.
     let mut colliding = o.colliding();
     colliding.extend(n.colliding());
-    let keyed = |parsed: load::Parsed, source: &load::Source, sources: &Sources| match parsed {
-        load::Parsed::Missing => load::Side::Missing,
-        load::Parsed::Empty => load::Side::Empty,
-        files @ load::Parsed::Files { .. } => {
-            load::Side::Loaded(load::finish(files, &source.label(), sources, load::Mode::Contract, &colliding))
-        }
-    };
-    let (o, n) = (keyed(o, old, &sources), keyed(n, new, &new_sources));
+    let mode = load::Mode::Contract;
+    let (o, n) = (
+        o.into_side(&old.label(), &sources, mode, &colliding),
+        n.into_side(&new.label(), &new_sources, mode, &colliding),
+    );
     let (old_snapshot, mut new_snapshot) = match (o, n) {
         (load::Side::Loaded(o), load::Side::Loaded(n)) => (o, n),
         (load::Side::Loaded(o), _) => (o, Snapshot::empty(&new.label())),

@@ -397,11 +397,7 @@ pub fn load_side(
 /// # Errors
 /// A file that is not a snapshot.
 pub fn load_found(found: Option<dir::Found>, label: &str, sources: &mut Sources, mode: Mode) -> Result<Side, Error> {
-    Ok(match parse_found(found, sources, mode)? {
-        Parsed::Missing => Side::Missing,
-        Parsed::Empty => Side::Empty,
-        files @ Parsed::Files { .. } => Side::Loaded(finish(files, label, sources, mode, &HashSet::new())),
-    })
+    Ok(parse_found(found, sources, mode)?.into_side(label, sources, mode, &HashSet::new()))
 }
 
 /// One side parsed, its tools not yet keyed ([`finish`] keys them). Comparing two per-tool
@@ -415,6 +411,17 @@ pub enum Parsed {
 }
 
 impl Parsed {
+    /// The side, its tools keyed by [`finish`].
+    #[must_use]
+    #[allow(clippy::implicit_hasher, reason = "one set type for tool names throughout")]
+    pub fn into_side(self, label: &str, sources: &Sources, mode: Mode, colliding: &HashSet<String>) -> Side {
+        match self {
+            Parsed::Missing => Side::Missing,
+            Parsed::Empty => Side::Empty,
+            files @ Parsed::Files { .. } => Side::Loaded(finish(files, label, sources, mode, colliding)),
+        }
+    }
+
     /// The names that several files of this per-tool directory carry (empty for anything else).
     #[must_use]
     pub fn colliding(&self) -> HashSet<String> {

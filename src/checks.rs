@@ -20,9 +20,9 @@ use crate::compare::witness::Witness;
 use crate::compare::{Change, ChangeKind, Fate, SchemaChange, Side, hint_is_risky};
 use crate::load::span::pointer_tokens;
 use crate::load::{FileId, Snapshot, Sources, Tool, escape};
-use crate::meaning;
 
 mod evidence;
+mod prose;
 mod words;
 
 use crate::schema::TypeSet;
@@ -425,35 +425,7 @@ fn draft(change: &Change, new_tool: Option<&Tool>) -> Draft {
         ChangeKind::DialectChanged { old, new } => Draft::new(R::SchemaDialectChanged)
             .var("old", old.as_deref().map_or_else(|| "(none)".into(), escape))
             .var("new", new.as_deref().map_or_else(|| "(none)".into(), escape)),
-        ChangeKind::Description { old, new } => {
-            let verdict = meaning::classify(old, new);
-            let is_parameter = change
-                .new_ptr
-                .as_deref()
-                .is_some_and(|p| p.starts_with("/inputSchema/") && p.ends_with("/description"));
-            let (was, now) = (meaning::stated_default(old), meaning::stated_default(new));
-            if is_parameter && verdict.meaning && was != now {
-                let path = change
-                    .new_ptr
-                    .as_deref()
-                    .map(|p| readable_path(p.strip_suffix("/description").unwrap_or(p)))
-                    .unwrap_or_default();
-                let show =
-                    |d: Option<String>| d.map_or_else(|| "(none stated)".to_owned(), |d| format!("\"{}\"", escape(&d)));
-                let mut d =
-                    Draft::new(R::InputDefaultChanged).var("path", path).var("old", show(was)).var("new", show(now));
-                d.notes.push(format!("stated in the description: {}", verdict.diff));
-                return d;
-            }
-            let what = match change.new_ptr.as_deref() {
-                Some("/description") | None => "the tool description".to_owned(),
-                Some(p) => format!("the description of `{}`", readable_path(p)),
-            };
-            let rule = if verdict.meaning { R::DescriptionMeaningChanged } else { R::DescriptionReworded };
-            let mut d = Draft::new(rule).var("what", what).var("trigger", verdict.trigger.clone());
-            d.notes.push(format!("edit: {}", verdict.diff));
-            d
-        }
+        ChangeKind::Description { old, new } => prose::description_draft(change, old, new),
         ChangeKind::Schema { side, change: sc } => schema_draft(*side, sc, &old_path, &new_path, change, new_tool),
         ChangeKind::Rejected { side, keyword, origin, undecided } => {
             let input = *side == Side::Input;
@@ -525,7 +497,7 @@ fn schema_draft(
                     })
                     .and_then(Value::as_str)
                     .unwrap_or("");
-                let word = authority_word(name).or_else(|| meaning::authority_in_text(description));
+                let word = authority_word(name).or_else(|| words::authority_in_text(description));
                 match word {
                     Some(w) => Draft::new(R::InputAuthorityExpanded)
                         .var("path", new_path)

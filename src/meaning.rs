@@ -11,6 +11,9 @@ use similar::{ChangeTag, TextDiff};
 
 use crate::load::escape;
 
+mod default;
+pub use default::stated_default;
+
 /// The call on one description edit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verdict {
@@ -341,40 +344,6 @@ fn render_runs(runs: &[(ChangeTag, String)], context: usize) -> String {
     out.trim().to_owned()
 }
 
-/// The default a description states in prose: "Defaults to private", "(default: 30)", "Default is
-/// merge", "descending by default". Lower-cased; `None` when no default is stated.
-#[must_use]
-pub fn stated_default(text: &str) -> Option<String> {
-    let lower = text.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '+')))
-        .filter(|w| !w.is_empty())
-        .collect();
-    for (i, w) in words.iter().enumerate() {
-        if w.trim_end_matches('.') == "default" || *w == "defaults" || *w == "defaulting" {
-            // "X by default"
-            if i >= 2 && words[i - 1] == "by" {
-                return Some(words[i - 2].trim_end_matches('.').to_owned());
-            }
-            let mut j = i + 1;
-            while j < words.len() && matches!(words[j], "to" | "is" | "value" | "of" | "the" | "be" | "will") {
-                j += 1;
-            }
-            if let Some(v) = words.get(j) {
-                return Some(v.trim_end_matches('.').to_owned());
-            }
-        }
-    }
-    None
-}
-
-/// A scope noun in a new parameter's description (`"The organization to bill"`).
-#[must_use]
-pub fn authority_in_text(description: &str) -> Option<String> {
-    const NOUNS: &[&str] = &["organization", "organisation", "tenant", "workspace", "account", "environment", "region"];
-    tokens(description).into_iter().take(8).find(|t| NOUNS.contains(&t.as_str()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,15 +367,6 @@ mod tests {
         assert!(is_meaning("Deletes the branch", "Deletes the branch. Must not be main"));
         assert!(is_meaning("Defaults to open", "Defaults to closed"));
         assert!(is_meaning("The issue state", "The issue state. Don't pass drafts"));
-    }
-
-    #[test]
-    fn defaults_in_prose() {
-        assert_eq!(stated_default("Visibility. Defaults to private.").as_deref(), Some("private"));
-        assert_eq!(stated_default("Notify watchers (default: true).").as_deref(), Some("true"));
-        assert_eq!(stated_default("Sort direction, descending by default.").as_deref(), Some("descending"));
-        assert_eq!(stated_default("Merge method. Default is squash.").as_deref(), Some("squash"));
-        assert_eq!(stated_default("The issue title."), None);
     }
 
     #[test]

@@ -89,3 +89,10 @@ pub(crate) const SCOPE_VALUES: &[&str] = &["public", "global", "everyone", "admi
 pub fn authority_word(name: &str) -> Option<String> {
     words(name).into_iter().find(|w| AUTHORITY.contains(&w.as_str()))
 }
+
+/// A scope noun in a new parameter's description (`"The organization to bill"`).
+#[must_use]
+pub fn authority_in_text(description: &str) -> Option<String> {
+    const NOUNS: &[&str] = &["organization", "organisation", "tenant", "workspace", "account", "environment", "region"];
+    words(description).into_iter().take(8).find(|t| NOUNS.contains(&t.as_str()))
+}

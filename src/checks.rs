@@ -85,6 +85,7 @@ pub fn findings(changes: &[Change], old: &Snapshot, new: &Snapshot, sources: &So
         })
         .collect();
     let mut out: Vec<Finding> = changes.iter().map(|c| finding(c, old, new, sources, &renamed)).collect();
+    prose::restated(&mut out);
     sort(&mut out);
     out
 }

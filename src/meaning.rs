@@ -1,289 +1,211 @@
-//! Meaning drift in prose: decides whether a description edit changes what a tool or parameter means
-//! (a finding at `warning`) or only how it is worded (`info`), and says what triggered the call.
+//! Meaning drift in prose: decides whether a description edit changes a fact an agent acts on (a
+//! meaning change) or only how it is worded, names each fact that changed, and shows the word diff.
 //!
-//! Takes two description strings; returns a [`Verdict`] with a word-level diff. Promises: edits of
-//! whitespace, case, punctuation, Markdown markup and word order, and small typo fixes, are never
-//! called meaning changes; edits of numbers, negation, obligation, defaults and scope words always are.
+//! Takes two description strings; returns a [`Verdict`]. A description is read into facts
+//! ([`facts`]): numbers in their role, units and formats, a stated default, obligations and
+//! conditions, negations, the scope or target, side effects, named parameters and literal values, and
+//! what the value or tool denotes (the content words of its first clause). An edit is a meaning change
+//! exactly when a fact differs. Typos of a word the other side spells right, abbreviations
+//! (`org`/`organization`), synonyms, word forms, markup, punctuation, order and example text
+//! (`e.g. ...`, code blocks, query syntax) change no fact.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
 
 use similar::{ChangeTag, TextDiff};
 
 use crate::load::escape;
 
 mod default;
+mod facts;
+mod lexicon;
+
 pub use default::stated_default;
+pub use facts::FactKind;
+use facts::{Fact, fold};
+
+/// One fact that differs between the two texts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FactChange {
+    pub kind: FactKind,
+    /// The fact as the old text states it; `None` when the old text does not state it.
+    pub old: Option<String>,
+    pub new: Option<String>,
+    /// A prose-only change of this fact makes old calls do something else while they still validate
+    /// (what a value denotes, a limit, a unit, a default, an obligation).
+    pub grave: bool,
+    /// What the fact is, as shown: `limit`, `minimum`, `default`, `unit`, `denotes`...
+    pub label: &'static str,
+}
+
+impl std::fmt::Display for FactChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let label = self.label;
+        match (&self.old, &self.new) {
+            (Some(a), Some(b)) => write!(f, "{label}: {a} -> {b}"),
+            (None, Some(b)) => write!(f, "{label} added: {b}"),
+            (Some(a), None) => write!(f, "{label} removed: {a}"),
+            (None, None) => write!(f, "{label}"),
+        }
+    }
+}
 
 /// The call on one description edit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verdict {
     pub meaning: bool,
-    /// What decided it: `"100" -> "50"`, `added "must"`, `typo fix`...
+    /// Every fact that differs, in [`FactKind`] order. Empty for a reworded description.
+    pub changes: Vec<FactChange>,
+    /// What decided it: the first changed fact, or what kind of rewording it was.
     pub trigger: String,
     /// Word diff in `[-old-]{+new+}` form.
     pub diff: String,
 }
 
-const NEGATION: &[&str] = &["not", "no", "never", "none", "without", "cannot", "nothing", "neither", "nor", "except"];
-const OBLIGATION: &[&str] = &[
-    "must",
-    "required",
-    "require",
-    "requires",
-    "optional",
-    "optionally",
-    "only",
-    "deprecated",
-    "may",
-    "should",
-    "shall",
-    "always",
-    "mandatory",
-    "unless",
-    "ignored",
-    "ignore",
-    "ignores",
-];
-const SCOPE: &[&str] = &[
-    "all",
-    "any",
-    "every",
-    "each",
-    "organization",
-    "organisation",
-    "org",
-    "account",
-    "private",
-    "public",
-    "internal",
-    "global",
-    "tenant",
-    "workspace",
-    "repository",
-    "owner",
-    "team",
-    "user",
-    "users",
-    "everyone",
-];
-const DEFAULTS: &[&str] = &["default", "defaults", "defaulting", "defaulted"];
-const STOPWORDS: &[&str] = &[
-    "a",
-    "an",
-    "the",
-    "of",
-    "to",
-    "in",
-    "for",
-    "on",
-    "with",
-    "and",
-    "or",
-    "is",
-    "are",
-    "be",
-    "this",
-    "that",
-    "it",
-    "its",
-    "by",
-    "as",
-    "at",
-    "from",
-    "will",
-    "can",
-    "which",
-    "e",
-    "g",
-    "i",
-    "ie",
-    "eg",
-    "use",
-    "used",
-    "using",
-    "you",
-    "your",
-    "please",
-    "here",
-    "there",
-    "tool",
-    "return",
-    "whether",
-    "if",
-    "about",
-    "new",
-    "given",
-    "specified",
-];
-
-/// Words that tool descriptions use interchangeably; each group is read as its first word.
-const SYNONYMS: &[&[&str]] = &[
-    &["get", "fetch", "retrieve", "obtain"],
-    &["show", "display"],
-    &["create", "make"],
-    &["edit", "change", "update", "modify"],
-    &["delete", "remove"],
-    &["id", "identifier"],
-    &["info", "information", "detail"],
-    &["repository", "repo"],
-    &["all", "every", "each"],
-    &["list", "enumerate"],
-];
-
-/// A light English stemmer: plural and third-person `-s`, `-es`, `-ies`, and a trailing possessive.
-fn stem(word: &str) -> String {
-    let w = word.strip_suffix("'s").unwrap_or(word);
-    if w.len() > 4 && w.ends_with("ies") {
-        return format!("{}y", &w[..w.len() - 3]);
+impl Verdict {
+    /// Whether a changed fact is one whose prose-only change is a break (see [`FactChange::grave`]).
+    #[must_use]
+    pub fn grave(&self) -> bool {
+        self.changes.iter().any(|c| c.grave)
     }
-    if w.len() > 4 && (w.ends_with("ches") || w.ends_with("shes") || w.ends_with("xes") || w.ends_with("sses")) {
-        return w[..w.len() - 2].to_owned();
-    }
-    if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
-        return w[..w.len() - 1].to_owned();
-    }
-    w.to_owned()
 }
 
-/// The word as compared: stemmed, then mapped to its synonym group.
-fn normal(word: &str) -> String {
-    let w = stem(word);
-    SYNONYMS.iter().find(|g| g.contains(&w.as_str())).map_or(w, |g| g[0].to_owned())
-}
-
-/// Words of a description, lower-cased, with `n't` spelled `not` and numbers kept whole (`1.5`).
-fn tokens(text: &str) -> Vec<String> {
-    let text = text.replace("n't", " not").replace("N'T", " NOT").replace("'s ", " ").replace("’s ", " ");
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        let in_number = c == '.'
-            && cur.chars().all(|d| d.is_ascii_digit())
-            && !cur.is_empty()
-            && chars.get(i + 1).is_some_and(char::is_ascii_digit);
-        if c.is_alphanumeric() || in_number {
-            cur.extend(c.to_lowercase());
-        } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out.iter().map(|t| normal(t)).collect()
-}
-
-fn multiset(tokens: &[String]) -> BTreeMap<&str, i64> {
-    let mut m = BTreeMap::new();
-    for t in tokens {
-        *m.entry(t.as_str()).or_insert(0) += 1;
-    }
-    m
-}
-
-/// `100`, `1.5`, `10k`, `30s`: digits, optionally followed by a unit suffix. Identifiers such as
-/// `org_8f3k2` are not numbers.
-fn is_number(t: &str) -> bool {
-    let digits = t.chars().take_while(|c| c.is_ascii_digit() || *c == '.').count();
-    digits > 0 && t.chars().skip(digits).all(char::is_alphabetic) && t.len() - digits <= 3
-}
+/// The most fact changes named per edit; the rest are counted.
+const MAX_CHANGES: usize = 8;
 
 /// Classifies one description edit.
 #[must_use]
 pub fn classify(old: &str, new: &str) -> Verdict {
     let diff = word_diff(old, new);
-    let (a, b) = (tokens(old), tokens(new));
-    let cosmetic = |trigger: &str| Verdict { meaning: false, trigger: trigger.to_owned(), diff: diff.clone() };
-    if a == b {
-        return cosmetic("whitespace, case, punctuation, markup or word forms only");
-    }
-    let (ma, mb) = (multiset(&a), multiset(&b));
-    if ma == mb {
-        return cosmetic("same words, reordered");
-    }
-    let mut removed: Vec<&str> = Vec::new();
-    let mut added: Vec<&str> = Vec::new();
-    for (t, n) in &ma {
-        for _ in 0..(n - mb.get(t).copied().unwrap_or(0)).max(0) {
-            removed.push(t);
-        }
-    }
-    for (t, n) in &mb {
-        for _ in 0..(n - ma.get(t).copied().unwrap_or(0)).max(0) {
-            added.push(t);
-        }
-    }
-    let typos = drop_typo_pairs(&mut removed, &mut added);
-    let meaning = |trigger: String| Verdict { meaning: true, trigger, diff: diff.clone() };
-    // Numbers: `100` -> `50`.
-    let (rn, an): (Vec<&str>, Vec<&str>) = (
-        removed.iter().copied().filter(|t| is_number(t)).collect(),
-        added.iter().copied().filter(|t| is_number(t)).collect(),
-    );
-    if !rn.is_empty() || !an.is_empty() {
-        return meaning(match (rn.first(), an.first()) {
-            (Some(x), Some(y)) => format!("number \"{x}\" -> \"{y}\""),
-            (Some(x), None) => format!("removed number \"{x}\""),
-            (None, Some(y)) => format!("added number \"{y}\""),
-            (None, None) => unreachable!("one of the lists is not empty"),
-        });
-    }
-    for (list, label) in [(NEGATION, "negation"), (OBLIGATION, "obligation"), (DEFAULTS, "default"), (SCOPE, "scope")] {
-        if let Some(t) = removed.iter().find(|t| list.contains(t)) {
-            return meaning(format!("removed {label} word \"{t}\""));
-        }
-        if let Some(t) = added.iter().find(|t| list.contains(t)) {
-            return meaning(format!("added {label} word \"{t}\""));
-        }
-    }
-    let content = |list: &[&str]| -> Vec<String> {
-        list.iter().filter(|t| !STOPWORDS.contains(t)).map(|t| (*t).to_owned()).collect()
+    let (mut a, mut b) = (facts::read(old), facts::read(new));
+    let mended = facts::mend_typos(&mut a, &mut b);
+    let mut changes = Vec::new();
+    // What the value or tool denotes: the head noun of the first noun phrase, unless the other text
+    // still names it there.
+    let first_words = |r: &facts::Reading| -> BTreeSet<String> {
+        let first = r.words.first().map_or(0, |w| w.clause);
+        r.words.iter().take_while(|w| w.clause == first).map(|w| w.norm.clone()).collect()
     };
-    let (cr, ca) = (content(&removed), content(&added));
-    if cr.is_empty() && ca.is_empty() {
-        return cosmetic(if typos { "typo fix" } else { "only filler words changed" });
-    }
-    match (cr.first(), ca.first()) {
-        (Some(x), Some(y)) => meaning(format!("\"{}\" -> \"{}\"", escape(x), escape(y))),
-        (Some(x), None) => meaning(format!("removed \"{}\"", escape(x))),
-        (None, Some(y)) => meaning(format!("added \"{}\"", escape(y))),
-        (None, None) => unreachable!("checked above"),
-    }
-}
-
-/// Removes pairs of a removed and an added word that are the same word misspelt (small edit distance,
-/// not numbers). Returns whether any pair was found.
-fn drop_typo_pairs(removed: &mut Vec<&str>, added: &mut Vec<&str>) -> bool {
-    let mut found = false;
-    let mut i = 0;
-    while i < removed.len() {
-        let r = removed[i];
-        let hit = added.iter().position(|a| {
-            // Same first letter: `inclusive`/`exclusive` and `ascending`/`descending` are not typos.
-            !is_number(r) && !is_number(a) && r.len() >= 4 && a.len() >= 4 && r.chars().next() == a.chars().next() && {
-                let d = strsim::damerau_levenshtein(r, a);
-                d <= 2 && d * 4 <= r.len().max(a.len())
-            }
-        });
-        if let Some(j) = hit {
-            removed.remove(i);
-            added.remove(j);
-            found = true;
-        } else {
-            i += 1;
+    let mut denotes = false;
+    if let (Some((na, pa)), Some((nb, pb))) = (facts::head_noun(&a), facts::head_noun(&b)) {
+        let anywhere = |r: &facts::Reading, w: &String| r.words.iter().any(|x| &x.norm == w);
+        let moved = anywhere(&b, &na) && anywhere(&a, &nb);
+        if na != nb && !moved && !first_words(&b).contains(&na) && !first_words(&a).contains(&nb) {
+            denotes = true;
+            changes.push(FactChange {
+                kind: FactKind::Denotes,
+                old: Some(pa),
+                new: Some(pb),
+                grave: true,
+                label: FactKind::Denotes.label(),
+            });
         }
     }
-    found
+    // The content words of the first clause: the content words of the first clause.
+    let ((ha, sa), (hb, sb)) = (facts::head(&a), facts::head(&b));
+    if !denotes && !ha.is_empty() && !hb.is_empty() {
+        let (sa_set, sb_set): (BTreeSet<&String>, BTreeSet<&String>) = (ha.iter().collect(), hb.iter().collect());
+        let shared = sa_set.intersection(&sb_set).count();
+        // A sentence moved to the front is not a new meaning: the old head must be gone from the new text.
+        let all_b: BTreeSet<&String> = b.words.iter().map(|w| &w.norm).collect();
+        let kept = sa_set.iter().filter(|w| all_b.contains(*w)).count();
+        if shared * 2 < sa_set.len().min(sb_set.len()) && kept * 2 < sa_set.len() {
+            changes.push(FactChange {
+                kind: FactKind::Denotes,
+                old: Some(sa),
+                new: Some(sb),
+                grave: true,
+                label: FactKind::Denotes.label(),
+            });
+        }
+    }
+    let (fa, fb) = (facts::facts(&a, stated_default(old)), facts::facts(&b, stated_default(new)));
+    let key = |f: &Fact| (f.kind, if f.kind == FactKind::Literal { literal_key(&f.key) } else { f.key.clone() });
+    let (ka, kb): (BTreeSet<_>, BTreeSet<_>) = (fa.iter().map(key).collect(), fb.iter().map(key).collect());
+    let removed: Vec<&Fact> = dedup(fa.iter().filter(|f| !kb.contains(&key(f))));
+    let added: Vec<&Fact> = dedup(fb.iter().filter(|f| !ka.contains(&key(f))));
+    let kinds: BTreeSet<FactKind> = removed.iter().chain(&added).map(|f| f.kind).collect();
+    for kind in kinds {
+        let gone: Vec<&&Fact> = removed.iter().filter(|f| f.kind == kind).collect();
+        let came: Vec<&&Fact> = added.iter().filter(|f| f.kind == kind).collect();
+        for i in 0..gone.len().max(came.len()) {
+            let (o, n) = (gone.get(i), came.get(i));
+            let grave = kind.grave()
+                && (kind != FactKind::Number || [o, n].into_iter().flatten().any(|f| !f.key.starts_with("number ")));
+            let role = [o, n].into_iter().flatten().map(|f| f.key.split(' ').next().unwrap_or("")).next();
+            let label = match (kind, role) {
+                (FactKind::Number, Some("at")) => {
+                    if [o, n].into_iter().flatten().any(|f| f.key.starts_with("at most")) { "limit" } else { "minimum" }
+                }
+                (FactKind::Number, Some("default")) => "default",
+                (FactKind::Number, Some("range")) => "range",
+                _ => kind.label(),
+            };
+            changes.push(FactChange {
+                kind,
+                old: o.map(|f| f.shown.clone()),
+                new: n.map(|f| f.shown.clone()),
+                grave,
+                label,
+            });
+        }
+    }
+    // A description cut down to a summary drops explanations and lists: when every changed fact is
+    // only gone (none added, none changed) and the text lost most of its words, what the agent was told
+    // still holds; nothing new is asked of it. A removed obligation or default still counts.
+    let shortened = b.words.len() * 5 < a.words.len() * 3;
+    if shortened
+        && changes.iter().all(|c| {
+            c.new.is_none()
+                && !matches!(c.kind, FactKind::Obligation | FactKind::Default | FactKind::Number | FactKind::Unit)
+        })
+    {
+        changes.clear();
+    }
+    // Two markers in one clause ("ignored otherwise") are one change as shown.
+    let mut shown = BTreeSet::new();
+    changes.retain(|c| shown.insert(c.to_string()));
+    let meaning = !changes.is_empty();
+    let trigger = if meaning {
+        let mut t = changes.iter().take(2).map(ToString::to_string).collect::<Vec<_>>().join("; ");
+        if changes.len() > 2 {
+            let _ = write!(t, "; and {} more", changes.len() - 2);
+        }
+        t
+    } else if mended {
+        "typo fix".to_owned()
+    } else if old.split_whitespace().eq(new.split_whitespace()) {
+        "whitespace only".to_owned()
+    } else {
+        "every fact is the same".to_owned()
+    };
+    changes.truncate(MAX_CHANGES);
+    Verdict { meaning, changes, trigger, diff }
 }
 
-/// A git-style word diff, `[-old-]{+new+}`, cut to a readable length.
+/// Literal values compare without case and separators: `pull_number` and `pullNumber` are one name.
+fn literal_key(s: &str) -> String {
+    s.chars().filter(|c| !matches!(c, '_' | '-')).flat_map(char::to_lowercase).collect()
+}
+
+fn dedup<'f>(facts: impl Iterator<Item = &'f Fact>) -> Vec<&'f Fact> {
+    let mut seen = BTreeSet::new();
+    facts.filter(|f| seen.insert((f.kind, f.key.clone()))).collect()
+}
+
+/// Folds one word as the classifier reads it (for callers that compare single words).
+#[must_use]
+pub fn normal_word(word: &str) -> String {
+    fold(&word.to_lowercase())
+}
+
+/// A git-style word diff, `[-old-]{+new+}`: every changed part with the unchanged words beside it;
+/// long unchanged runs are elided (`…`), and a changed run longer than [`RUN_LIMIT`] characters keeps
+/// its start and end. Bounded: a megabyte of rewritten prose yields a few kilobytes.
 #[must_use]
 pub fn word_diff(old: &str, new: &str) -> String {
     /// Unchanged words kept on each side of a change; longer unchanged runs are elided.
     const CONTEXT: usize = 6;
-    /// The most characters of a diff shown.
-    const LIMIT: usize = 600;
     /// A diff up to this long is shown whole.
     const SHORT: usize = 240;
     // Myers' diff is quadratic in the worst case; a megabyte of rewritten prose must not stall a run.
@@ -296,11 +218,38 @@ pub fn word_diff(old: &str, new: &str) -> String {
             _ => runs.push((change.tag(), change.value().to_owned())),
         }
     }
+    for (tag, text) in &mut runs {
+        if *tag != ChangeTag::Equal && text.chars().count() > RUN_LIMIT {
+            let head: String = text.chars().take(RUN_LIMIT / 2).collect();
+            let tail: String = text.chars().skip(text.chars().count() - RUN_LIMIT / 4).collect();
+            *text = format!("{head} … {tail}");
+        }
+    }
+    // At most `MAX_RUNS` changed runs are shown; the rest are counted.
+    let changed = runs.iter().filter(|(t, _)| *t != ChangeTag::Equal).count();
+    let mut more = String::new();
+    if changed > MAX_RUNS {
+        let mut seen = 0;
+        let cut = runs
+            .iter()
+            .position(|(t, _)| {
+                seen += usize::from(*t != ChangeTag::Equal);
+                seen > MAX_RUNS
+            })
+            .unwrap_or(runs.len());
+        runs.truncate(cut);
+        more = format!(" … ({} more changed parts)", changed - MAX_RUNS);
+    }
     let full = render_runs(&runs, usize::MAX);
     let flat = if full.chars().count() <= SHORT { full } else { render_runs(&runs, CONTEXT) };
-    let flat = escape(&flat);
-    if flat.chars().count() > LIMIT { format!("{}…", flat.chars().take(LIMIT - 1).collect::<String>()) } else { flat }
+    escape(&format!("{flat}{more}"))
 }
+
+/// The most changed runs [`word_diff`] shows.
+const MAX_RUNS: usize = 40;
+
+/// The longest changed run [`word_diff`] shows whole.
+const RUN_LIMIT: usize = 400;
 
 /// [`word_diff`]'s text of the runs, keeping `context` unchanged words beside each change.
 fn render_runs(runs: &[(ChangeTag, String)], context: usize) -> String {
@@ -362,7 +311,10 @@ mod tests {
 
     #[test]
     fn meaning_edits() {
-        assert_eq!(classify("Max 100 results", "Max 50 results").trigger, "number \"100\" -> \"50\"");
+        assert_eq!(
+            classify("Max 100 results", "Max 50 results").trigger,
+            "limit: at most 100 results -> at most 50 results"
+        );
         assert!(is_meaning("Maximum number of results", "Page index"));
         assert!(is_meaning("Deletes the branch", "Deletes the branch. Must not be main"));
         assert!(is_meaning("Defaults to open", "Defaults to closed"));
@@ -378,5 +330,83 @@ mod tests {
         let diff =
             word_diff(&format!("{prefix}at most 100 results{suffix}"), &format!("{prefix}at most 50 results{suffix}"));
         assert_eq!(diff, "… word word word word at most [-100-]{+50+} results tail tail tail tail tail …");
+    }
+}
+
+#[cfg(test)]
+mod facts_tests {
+    use super::*;
+
+    fn said(a: &str, b: &str) -> String {
+        let v = classify(a, b);
+        if v.meaning {
+            v.changes.iter().map(ToString::to_string).collect::<Vec<_>>().join(" | ")
+        } else {
+            format!("cosmetic: {}", v.trigger)
+        }
+    }
+
+    #[test]
+    fn wording_changes_no_fact() {
+        for (a, b, why) in [
+            ("Retreive a pull request", "Retrieve a pull request", "typo fix"),
+            ("List repos in an org", "List repositories in an organization", "every fact is the same"),
+            (
+                "Search code (e.g. `stars:>1000`)",
+                "Search code (e.g. `stars:>500 language:go`)",
+                "every fact is the same",
+            ),
+            ("Maximum number of results to return", "Max results to return", "every fact is the same"),
+            (
+                "Number of results (must be a number, default: 10)",
+                "Number of results (default: 10)",
+                "every fact is the same",
+            ),
+            (
+                "Use this tool when you need to: 1) view apps, 2) check plans",
+                "Use this tool when you need to view apps or check plans",
+                "every fact is the same",
+            ),
+            ("Search GitHub issues", "Search issues on GitHub", "every fact is the same"),
+        ] {
+            assert_eq!(said(a, b), format!("cosmetic: {why}"), "{a:?} -> {b:?}");
+        }
+    }
+
+    #[test]
+    fn each_changed_fact_is_named() {
+        for (a, b, facts, grave) in [
+            (
+                "The maximum number of results",
+                "The page index",
+                "denotes: maximum number of results -> page index",
+                true,
+            ),
+            ("Max 100 results", "Max 50 results", "limit: at most 100 results -> at most 50 results", true),
+            ("Timeout in seconds", "Timeout in milliseconds", "unit: seconds -> milliseconds", true),
+            (
+                "The commit to read.",
+                "The commit to read. Required when `sha` is set.",
+                "obligation added: Required when `sha` is set | literal added: `sha`",
+                true,
+            ),
+            ("Defaults to open", "Defaults to closed", "default: defaults to open -> defaults to closed", true),
+            (
+                "Returns the file",
+                "Returns the file and deletes it",
+                "side effect added: Returns the file and deletes it",
+                false,
+            ),
+            ("Includes drafts", "Does not include drafts", "negation added: Does not include drafts", false),
+            (
+                "Level: debug, info, warn or error.",
+                "Level: info, warn or error.",
+                "literal removed: value debug",
+                false,
+            ),
+        ] {
+            assert_eq!(said(a, b), facts, "{a:?} -> {b:?}");
+            assert_eq!(classify(a, b).grave(), grave, "{a:?} -> {b:?}");
+        }
     }
 }

@@ -23,8 +23,11 @@ fn breaking_change_exits_1_and_names_the_rule() {
 
 #[test]
 fn fail_on_threshold() {
-    let warn = ["corpus/seed-limit-meaning-changed/old.json", "corpus/seed-limit-meaning-changed/new.json"];
+    let warn = ["corpus/annotation-risk-raised/old.json", "corpus/annotation-risk-raised/new.json"];
     bin().args(["diff", warn[0], warn[1]]).assert().code(0);
+    // A prose-only change of what a value denotes is an error: the default gate fails on it.
+    let prose = ["corpus/seed-limit-meaning-changed/old.json", "corpus/seed-limit-meaning-changed/new.json"];
+    bin().args(["diff", prose[0], prose[1]]).assert().code(1);
     bin().args(["diff", warn[0], warn[1], "--fail-on", "warning"]).assert().code(1);
     bin().args(["diff", SEED_OLD, SEED_NEW, "--fail-on", "never"]).assert().code(0);
     let info = ["corpus/tool-added/old.json", "corpus/tool-added/new.json"];

@@ -1,7 +1,12 @@
-//! The labelled description-edit set (`tests/meaning/descriptions.json`): realistic tool and parameter
-//! description edits, each labelled meaning-bearing or cosmetic. The classifier must reach 0.9
-//! precision and 0.9 recall on meaning-bearing edits. A quarter of the pairs (`"split": "holdout"`) was
-//! kept out of tuning; both numbers are printed (`cargo test --test meaning -- --nocapture`).
+//! The description classifier measured on real edits (`tests/meaning/real.json`): tool and parameter
+//! description edits taken from public MCP servers' git histories (repository and commit per edit),
+//! each labelled meaning or cosmetic, with the fact that changed, by labellers who never saw the
+//! classifier. The set is split by server before any tuning: the classifier was tuned on the `dev`
+//! part only; the figures that count are the `holdout` part's. `cargo test --test meaning --
+//! --nocapture` prints both; misses are listed for the dev part only (set `MEANING_SHOW_HOLDOUT=1` to
+//! list the held-out misses too, which makes them tuning data from then on).
+//!
+//! `tests/meaning/descriptions.json` is the older, self-written set: regression examples only.
 
 use serde_json::Value;
 
@@ -14,6 +19,14 @@ struct Score {
 }
 
 impl Score {
+    fn add(&mut self, said: bool, truth: bool) {
+        match (said, truth) {
+            (true, true) => self.tp += 1,
+            (true, false) => self.fp += 1,
+            (false, true) => self.fn_ += 1,
+            (false, false) => self.tn += 1,
+        }
+    }
     #[allow(clippy::cast_precision_loss, reason = "small counts")]
     fn precision(&self) -> f64 {
         self.tp as f64 / (self.tp + self.fp).max(1) as f64
@@ -22,57 +35,98 @@ impl Score {
     fn recall(&self) -> f64 {
         self.tp as f64 / (self.tp + self.fn_).max(1) as f64
     }
+    /// The share of cosmetic edits reported as meaning changes (a warning or an error).
+    #[allow(clippy::cast_precision_loss, reason = "small counts")]
+    fn noise(&self) -> f64 {
+        self.fp as f64 / (self.fp + self.tn).max(1) as f64
+    }
+    fn line(&self, name: &str) -> String {
+        format!(
+            "{name}: {} edits ({} meaning, {} cosmetic): precision {:.3}, recall {:.3}, cosmetic edits flagged {:.3} \
+             (tp {}, fp {}, fn {}, tn {})",
+            self.tp + self.fp + self.fn_ + self.tn,
+            self.tp + self.fn_,
+            self.fp + self.tn,
+            self.precision(),
+            self.recall(),
+            self.noise(),
+            self.tp,
+            self.fp,
+            self.fn_,
+            self.tn
+        )
+    }
+}
+
+fn load(name: &str) -> Vec<Value> {
+    let path = format!("{}/tests/meaning/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The held-out figures measured when the classifier was frozen (see README, "Meaning drift"). They
+/// are below the bar issue #14 sets (precision 0.95, recall 0.90, at most 5% of cosmetic edits
+/// flagged); this test keeps them from getting worse while that work goes on.
+const HOLDOUT_FLOOR: (f64, f64, f64) = (0.84, 0.75, 0.37);
+
+#[test]
+fn real_edits_held_out_figures_do_not_regress() {
+    let edits = load("real.json");
+    let servers: std::collections::BTreeSet<&str> = edits.iter().map(|e| e["server"].as_str().unwrap()).collect();
+    assert!(edits.len() >= 400 && servers.len() >= 8, "the set needs >= 400 edits from >= 8 servers");
+    let show_holdout = std::env::var_os("MEANING_SHOW_HOLDOUT").is_some();
+    let (mut dev, mut holdout) = (Score::default(), Score::default());
+    let mut misses = Vec::new();
+    for e in &edits {
+        for key in ["repo", "commit", "old", "new", "split"] {
+            assert!(e[key].is_string(), "edit {} has no {key}", e["id"]);
+        }
+        let (old, new) = (e["old"].as_str().unwrap(), e["new"].as_str().unwrap());
+        let truth = e["meaning"].as_bool().unwrap();
+        let verdict = mcp_drift::meaning::classify(old, new);
+        let held = e["split"] == "holdout";
+        if held { &mut holdout } else { &mut dev }.add(verdict.meaning, truth);
+        if verdict.meaning != truth && (!held || show_holdout) {
+            misses.push(format!(
+                "[{}] {} {}: {:?} -> {:?}: said {} ({}); label {} ({})",
+                e["split"].as_str().unwrap(),
+                e["id"].as_str().unwrap_or(""),
+                e["server"].as_str().unwrap_or(""),
+                old,
+                new,
+                verdict.meaning,
+                verdict.trigger,
+                truth,
+                e["what"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    println!("{}", dev.line("dev (tuned on)"));
+    println!("{}", holdout.line("holdout (never tuned on)"));
+    for m in &misses {
+        println!("miss: {m}");
+    }
+    let (precision, recall, noise) = HOLDOUT_FLOOR;
+    assert!(
+        holdout.precision() >= precision && holdout.recall() >= recall && holdout.noise() <= noise,
+        "held-out figures regressed below precision {precision}, recall {recall}, noise {noise}: {}",
+        holdout.line("holdout")
+    );
 }
 
 #[test]
-fn description_classifier_precision_and_recall() {
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/meaning/descriptions.json")).unwrap();
-    let pairs: Vec<Value> = serde_json::from_str(&text).unwrap();
-    assert!(pairs.len() >= 150, "the labelled set needs at least 150 pairs");
-    let (mut all, mut holdout) = (Score::default(), Score::default());
+fn self_written_regression_examples() {
+    let pairs = load("descriptions.json");
+    let mut all = Score::default();
     let mut misses = Vec::new();
     for p in &pairs {
         let (old, new) = (p["old"].as_str().unwrap(), p["new"].as_str().unwrap());
         let truth = p["meaning"].as_bool().unwrap();
         let verdict = mcp_drift::meaning::classify(old, new);
-        for score in [Some(&mut all), (p["split"] == "holdout").then_some(&mut holdout)].into_iter().flatten() {
-            match (verdict.meaning, truth) {
-                (true, true) => score.tp += 1,
-                (true, false) => score.fp += 1,
-                (false, true) => score.fn_ += 1,
-                (false, false) => score.tn += 1,
-            }
-        }
+        all.add(verdict.meaning, truth);
         if verdict.meaning != truth {
-            misses.push(format!(
-                "[{}] {:?} -> {:?}: said {} ({})",
-                p["split"].as_str().unwrap(),
-                old,
-                new,
-                verdict.meaning,
-                verdict.trigger
-            ));
+            misses.push(format!("{old:?} -> {new:?}: said {} ({})", verdict.meaning, verdict.trigger));
         }
     }
-    println!(
-        "all {} pairs: precision {:.3}, recall {:.3} (tp {}, fp {}, fn {}, tn {})",
-        pairs.len(),
-        all.precision(),
-        all.recall(),
-        all.tp,
-        all.fp,
-        all.fn_,
-        all.tn
-    );
-    println!(
-        "holdout {} pairs: precision {:.3}, recall {:.3}",
-        holdout.tp + holdout.fp + holdout.fn_ + holdout.tn,
-        holdout.precision(),
-        holdout.recall()
-    );
-    for m in &misses {
-        println!("miss: {m}");
-    }
-    assert!(all.precision() >= 0.9 && all.recall() >= 0.9, "below 0.9:\n{}", misses.join("\n"));
+    println!("{}", all.line("self-written examples"));
+    assert!(all.precision() >= 0.95 && all.recall() >= 0.9, "{}\n{}", all.line("self-written"), misses.join("\n"));
 }

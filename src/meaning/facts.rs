@@ -1,0 +1,750 @@
+//! Fact extraction: reads a description into the facts an agent acts on — numbers in their role, units
+//! and formats, obligations, negations, scope, side effects, named literals, and what the value or tool
+//! denotes (the words of its first clause). Example text (code blocks, `e.g. ...`, query syntax in code
+//! spans, long quotations) carries no facts.
+
+use std::collections::BTreeMap;
+
+use super::lexicon::{
+    DEFAULT, FOLD, LIMIT, MINIMUM, NAME_BEFORE_NUMBER, NEGATION, NUMBER_WORDS, OBLIGATION, SCOPE, SIDE_EFFECTS,
+    STOPWORDS, UNITS,
+};
+
+/// The most characters of a description read; beyond it prose is not fact-checked.
+const READ_LIMIT: usize = 32 * 1024;
+
+/// The kinds of fact, in the order findings name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FactKind {
+    /// What the value or the tool is (the head of the first clause).
+    Denotes,
+    /// A number in its role: a limit, a minimum, a default, a count.
+    Number,
+    /// A unit or format.
+    Unit,
+    /// A default value stated in prose.
+    Default,
+    /// An obligation or condition: required, must, only if, either/or, ignored when.
+    Obligation,
+    /// A negation.
+    Negation,
+    /// The target or scope an action addresses.
+    Scope,
+    /// An action that changes the world.
+    SideEffect,
+    /// A named parameter or literal value.
+    Literal,
+}
+
+impl FactKind {
+    /// The label a finding shows.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            FactKind::Denotes => "denotes",
+            FactKind::Number => "number",
+            FactKind::Unit => "unit",
+            FactKind::Default => "default",
+            FactKind::Obligation => "obligation",
+            FactKind::Negation => "negation",
+            FactKind::Scope => "scope",
+            FactKind::SideEffect => "side effect",
+            FactKind::Literal => "literal",
+        }
+    }
+
+    /// A prose-only change of this kind makes old calls do something else while they still validate.
+    #[must_use]
+    pub fn grave(self) -> bool {
+        matches!(self, FactKind::Denotes | FactKind::Number | FactKind::Unit | FactKind::Default | FactKind::Obligation)
+    }
+}
+
+/// One word of prose, as read.
+#[derive(Clone, Debug)]
+pub(super) struct Word {
+    /// Folded, stemmed, lower-case.
+    pub norm: String,
+    /// As written (for display).
+    pub raw: String,
+    /// Stemmed and lower-cased, not folded: typos are mended on this form.
+    pub base: String,
+    /// Index of the clause the word is in.
+    pub clause: usize,
+    /// Index of the sentence the word is in.
+    pub sentence: usize,
+    pub number: bool,
+}
+
+/// A description read into words and literals.
+#[derive(Debug, Default)]
+pub(super) struct Reading {
+    pub words: Vec<Word>,
+    /// Clause texts as written, by index.
+    pub clauses: Vec<String>,
+    /// Literals (code spans that name something, short quotations, identifiers), lower-cased.
+    pub literals: Vec<String>,
+    /// The sentence being read.
+    sentence: usize,
+}
+
+/// One extracted fact: a key that compares, and the words that show it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fact {
+    pub kind: FactKind,
+    pub key: String,
+    pub shown: String,
+}
+
+/// A light English stemmer: plural and third-person `-s`, `-es`, `-ies`, `-ed`/`-ing` on known verbs,
+/// and a trailing possessive.
+pub(super) fn stem(word: &str) -> String {
+    let w = word.strip_suffix("'s").or_else(|| word.strip_suffix("’s")).unwrap_or(word);
+    let n = w.len();
+    if n > 4 && w.ends_with("ies") {
+        return format!("{}y", &w[..n - 3]);
+    }
+    if n > 4 && (w.ends_with("ches") || w.ends_with("shes") || w.ends_with("xes") || w.ends_with("sses")) {
+        return w[..n - 2].to_owned();
+    }
+    if n > 3 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
+        return w[..n - 1].to_owned();
+    }
+    for (suffix, keep) in [("eting", "ete"), ("ating", "ate"), ("ited", "it"), ("eted", "ete"), ("ated", "ate")] {
+        if n > suffix.len() + 2 && w.ends_with(suffix) {
+            return format!("{}{keep}", &w[..n - suffix.len()]);
+        }
+    }
+    w.to_owned()
+}
+
+/// The word as compared: stemmed, then folded.
+pub(super) fn fold(word: &str) -> String {
+    let w = stem(word);
+    let w = FOLD.iter().find(|(from, _)| *from == w).map_or(w, |(_, to)| (*to).to_owned());
+    NUMBER_WORDS.iter().find(|(from, _)| *from == w).map_or(w, |(_, to)| (*to).to_owned())
+}
+
+/// Whether a code span or a bare word names something (a parameter, a value): `sha`, `owner/repo`,
+/// `per_page`, `in_progress`. Query syntax (`stars:>1000`, `is:open label:bug`) is example text.
+fn names_something(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars().count() <= 64
+        && s.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '$' | '@'))
+        && s.chars().any(char::is_alphabetic)
+}
+
+/// An identifier in running prose: `per_page`, `pullNumber`, `owner/repo`, `MAX_RESULTS`.
+fn is_identifier(raw: &str) -> bool {
+    // `pullNumber` names a parameter; `GitHub` and `LinkedIn` are brand names.
+    let inner_upper = raw.chars().next().is_some_and(char::is_lowercase) && raw.chars().skip(1).any(char::is_uppercase);
+    names_something(raw)
+        && raw.chars().any(char::is_alphabetic)
+        && (raw.contains('_') || raw.contains('/') || inner_upper)
+}
+
+/// Reads a description.
+#[allow(clippy::too_many_lines, reason = "one character loop: code spans, quotations, tags, numbers and clause ends")]
+pub(super) fn read(text: &str) -> Reading {
+    let text: String = text.chars().take(READ_LIMIT).collect();
+    let mut r = Reading::default();
+    let mut clause = String::new();
+    let mut example_depth: Option<usize> = None;
+    let mut paren = 0usize;
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    let mut cur = String::new();
+    let flush_word = |cur: &mut String, r: &mut Reading, example: bool| {
+        if cur.is_empty() {
+            return;
+        }
+        let raw = std::mem::take(cur);
+        let trimmed = raw.trim_matches(|c: char| matches!(c, '.' | '-' | '/' | '_' | '\'' | '’'));
+        if trimmed.is_empty() || example {
+            return;
+        }
+        if is_identifier(trimmed) {
+            r.literals.push(trimmed.to_lowercase());
+            return;
+        }
+        split_number_unit(trimmed, r);
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        // Fenced code block: example text.
+        if c == '`' && chars.get(i + 1) == Some(&'`') && chars.get(i + 2) == Some(&'`') {
+            flush_word(&mut cur, &mut r, example_depth.is_some());
+            let rest: String = chars[i + 3..].iter().collect();
+            i = rest.find("```").map_or(chars.len(), |e| i + 3 + rest[..e].chars().count() + 3);
+            continue;
+        }
+        // `[DESC]`, `[PARAM]`: section tags are markup.
+        if c == '[' {
+            let tag: String = chars[i + 1..].iter().take(16).take_while(|d| **d != ']').collect();
+            if !tag.is_empty()
+                && tag.len() < 16
+                && tag.chars().all(|d| d.is_ascii_uppercase() || d == '_')
+                && chars.get(i + 1 + tag.len()) == Some(&']')
+            {
+                flush_word(&mut cur, &mut r, example_depth.is_some());
+                end_clause(&mut r, &mut clause);
+                i += tag.len() + 2;
+                continue;
+            }
+        }
+        // Code span or quotation: a literal when it names something, else example text.
+        let quote_end = match c {
+            '`' => Some('`'),
+            '"' => Some('"'),
+            '“' => Some('”'),
+            '\'' if cur.is_empty() => Some('\''),
+            _ => None,
+        };
+        if let Some(len) = quote_end.and_then(|end| chars[i + 1..].iter().take(200).position(|&d| d == end)) {
+            {
+                flush_word(&mut cur, &mut r, example_depth.is_some());
+                let span: String = chars[i..i + len + 2].iter().collect();
+                clause.push_str(&span);
+                let inner: String = chars[i + 1..i + 1 + len].iter().collect();
+                let inner = inner.trim();
+                if example_depth.is_none() {
+                    if names_something(inner) {
+                        r.literals.push(inner.to_lowercase());
+                    } else if c != '`' && inner.split_whitespace().count() <= 3 {
+                        // A short quoted phrase is a value; its words are prose too.
+                        r.literals.push(inner.to_lowercase());
+                    }
+                }
+                i += len + 2;
+                continue;
+            }
+        }
+        let next = chars.get(i + 1).copied();
+        let decimal = c == '.'
+            && cur.chars().last().is_some_and(|d| d.is_ascii_digit())
+            && next.is_some_and(|d| d.is_ascii_digit());
+        let thousands = c == ','
+            && cur.chars().all(|d| d.is_ascii_digit())
+            && !cur.is_empty()
+            && chars.get(i + 1..i + 4).is_some_and(|d| d.iter().all(char::is_ascii_digit))
+            && !chars.get(i + 4).is_some_and(char::is_ascii_digit);
+        let joiner =
+            matches!(c, '_' | '/' | '-' | '\'' | '’') && !cur.is_empty() && next.is_some_and(char::is_alphanumeric);
+        if thousands {
+            i += 1;
+            continue;
+        }
+        if c.is_alphanumeric()
+            || decimal
+            || joiner
+            || (c == '.' && !cur.is_empty() && next.is_some_and(char::is_alphabetic) && cur.len() == 1)
+        {
+            cur.push(c);
+            clause.push(c);
+            i += 1;
+            continue;
+        }
+        // "1) View details, 2) Check plans": list markers, not quantities.
+        if matches!(c, ')' | '.')
+            && !cur.is_empty()
+            && cur.len() <= 2
+            && cur.chars().all(|d| d.is_ascii_digit())
+            && clause.trim() == cur
+        {
+            cur.clear();
+        }
+        flush_word(&mut cur, &mut r, example_depth.is_some());
+        if matches!(c, '%' | '<' | '>' | '≤' | '≥') {
+            let sym = if c == '<' && next == Some('=') {
+                "<="
+            } else if c == '>' && next == Some('=') {
+                ">="
+            } else {
+                ""
+            };
+            let sym = if sym.is_empty() { c.to_string() } else { sym.to_owned() };
+            if example_depth.is_none() {
+                push_word(&mut r, &sym, &sym);
+            }
+        }
+        match c {
+            '(' | '[' => paren += 1,
+            ')' | ']' => {
+                paren = paren.saturating_sub(1);
+                if example_depth.is_some_and(|d| d > paren) {
+                    example_depth = None;
+                }
+            }
+            _ => {}
+        }
+        let sentence_end = matches!(c, '.' | '!' | '?' | '\n') && !next.is_some_and(char::is_alphanumeric);
+        if sentence_end && paren == 0 {
+            example_depth = None;
+            r.sentence += 1;
+        }
+        let boundary = sentence_end || matches!(c, ';' | ',' | ':' | '(' | ')' | '[' | ']' | '—' | '–');
+        if boundary {
+            end_clause(&mut r, &mut clause);
+        } else {
+            clause.push(c);
+        }
+        // "e.g." / "for example" / "example:" / "such as" start example text to the end of the
+        // parenthesis or sentence.
+        if example_depth.is_none() && opens_example(&r) {
+            example_depth = Some(paren);
+            // The marker words themselves are not facts.
+            while r.words.last().is_some_and(|w| {
+                matches!(w.norm.as_str(), "e" | "g" | "eg" | "e.g" | "example" | "for" | "such" | "as")
+            }) {
+                r.words.pop();
+            }
+        }
+        i += 1;
+    }
+    flush_word(&mut cur, &mut r, example_depth.is_some());
+    end_clause(&mut r, &mut clause);
+    r
+}
+
+fn opens_example(r: &Reading) -> bool {
+    let last: Vec<&str> = r.words.iter().rev().take(2).map(|w| w.norm.as_str()).collect();
+    matches!(last.as_slice(), ["g", "e"] | ["eg" | "e.g" | "example", ..] | ["as", "such"])
+}
+
+fn end_clause(r: &mut Reading, clause: &mut String) {
+    let text = std::mem::take(clause);
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !text.is_empty() || r.clauses.is_empty() {
+        r.clauses.push(text);
+    }
+}
+
+fn push_word(r: &mut Reading, raw: &str, norm: &str) {
+    let clause = r.clauses.len();
+    let number = norm.chars().next().is_some_and(|c| c.is_ascii_digit());
+    let base = stem(&raw.to_lowercase());
+    let sentence = r.sentence;
+    r.words.push(Word { norm: norm.to_owned(), raw: raw.to_owned(), base, clause, sentence, number });
+}
+
+/// `30s`, `100ms`, `10k`, `5MB`: a number and its unit; other words as they are.
+fn split_number_unit(raw: &str, r: &mut Reading) {
+    let lower = raw.to_lowercase().replace('’', "'");
+    if let Some(head) = lower.strip_suffix("n't") {
+        push_word(r, head, &fold(head));
+        push_word(r, "not", "not");
+        return;
+    }
+    let digits = lower.chars().take_while(|c| c.is_ascii_digit() || *c == '.').count();
+    if digits > 0
+        && digits < lower.len()
+        && lower[digits..].chars().all(char::is_alphabetic)
+        && lower.len() - digits <= 3
+    {
+        let (n, u) = lower.split_at(digits);
+        let n = if u == "k" { format!("{n}000") } else { n.to_owned() };
+        push_word(r, &n, &n);
+        if u != "k" {
+            push_word(r, u, &fold(u));
+        }
+        return;
+    }
+    push_word(r, raw, &fold(&lower));
+}
+
+/// Maps typos of the other side's words to them: `retreive` read beside `retrieve` is `retrieve`.
+pub(super) fn mend_typos(old: &mut Reading, new: &mut Reading) -> bool {
+    // Old spellings, each with the word it reads as.
+    let old_words: BTreeMap<&str, &str> = old.words.iter().map(|w| (w.base.as_str(), w.norm.as_str())).collect();
+    let new_words: BTreeMap<&str, &str> = new.words.iter().map(|w| (w.base.as_str(), w.norm.as_str())).collect();
+    let gone: Vec<String> =
+        old_words.keys().filter(|w| !new_words.contains_key(*w)).take(300).map(|w| (*w).to_owned()).collect();
+    let came: Vec<String> =
+        new_words.keys().filter(|w| !old_words.contains_key(*w)).take(300).map(|w| (*w).to_owned()).collect();
+    let mut map: BTreeMap<String, String> = BTreeMap::new();
+    for c in &came {
+        if let Some(g) = gone.iter().find(|g| is_typo(g, c)) {
+            map.insert(c.clone(), old_words[g.as_str()].to_owned());
+        }
+    }
+    for w in &mut new.words {
+        if let Some(to) = map.get(&w.base) {
+            w.norm.clone_from(to);
+        }
+    }
+    !map.is_empty()
+}
+
+/// Two spellings of one word: small edit distance, both alphabetic, long enough, and not a known
+/// opposite pair (`inclusive`/`exclusive`, `ascending`/`descending`, `enable`/`disable`).
+fn is_typo(a: &str, b: &str) -> bool {
+    let alpha = |s: &str| s.chars().all(char::is_alphabetic);
+    if !(alpha(a) && alpha(b)) || a.len() < 4 || b.len() < 4 {
+        return false;
+    }
+    let opposites = [("in", "ex"), ("a", "de"), ("en", "dis"), ("un", ""), ("in", ""), ("im", ""), ("dis", "")];
+    for (x, y) in opposites {
+        if (a.strip_prefix(x).is_some_and(|r| b.strip_prefix(y) == Some(r)))
+            || (b.strip_prefix(x).is_some_and(|r| a.strip_prefix(y) == Some(r)))
+        {
+            return false;
+        }
+    }
+    let d = strsim::damerau_levenshtein(a, b);
+    let first_two = |s: &str| s.chars().take(2).collect::<std::collections::BTreeSet<char>>();
+    let same_first = a.chars().next() == b.chars().next();
+    (d <= 2 && d * 4 <= a.len().max(b.len()) && first_two(a) == first_two(b)) || (d == 1 && same_first && a.len() >= 5)
+}
+
+/// Every fact of a reading.
+pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
+    let mut out = Vec::new();
+    let first_sentence = r.words.first().map_or(0, |w| w.sentence);
+    let clause_text = |i: usize| r.clauses.get(i).map_or(String::new(), |c| clip(c, 80));
+    for (i, w) in r.words.iter().enumerate() {
+        let n = w.norm.as_str();
+        if w.number {
+            if i > 0 && NAME_BEFORE_NUMBER.contains(&r.words[i - 1].norm.as_str()) {
+                continue;
+            }
+            let before: Vec<&str> = r.words[i.saturating_sub(3)..i]
+                .iter()
+                .filter(|b| b.clause == w.clause)
+                .map(|b| b.norm.as_str())
+                .collect();
+            let role = if before.iter().any(|b| DEFAULT.contains(b)) {
+                "default"
+            } else if before.iter().any(|b| LIMIT.contains(b)) {
+                "at most"
+            } else if before.iter().any(|b| MINIMUM.contains(b)) {
+                "at least"
+            } else if before.contains(&"between") || before.contains(&"from") {
+                "range"
+            } else {
+                "number"
+            };
+            let unit = r.words.get(i + 1).filter(|u| u.clause == w.clause && UNITS.contains(&u.norm.as_str()));
+            let key = format!("{role} {n} {}", unit.map_or("", |u| u.norm.as_str()));
+            let noun = r.words.get(i + 1).filter(|u| u.clause == w.clause && !u.number).map_or("", |u| u.raw.as_str());
+            let shown = if role == "number" { format!("{} {noun}", w.raw) } else { format!("{role} {} {noun}", w.raw) };
+            out.push(Fact { kind: FactKind::Number, key, shown: shown.trim().to_owned() });
+            continue;
+        }
+        let kind = if UNITS.contains(&n) {
+            // `line` and `token` are units only after a number.
+            if matches!(
+                n,
+                "line"
+                    | "token"
+                    | "character"
+                    | "json"
+                    | "markdown"
+                    | "html"
+                    | "xml"
+                    | "yaml"
+                    | "csv"
+                    | "year"
+                    | "day"
+                    | "month"
+                    | "week"
+            ) && !(i > 0 && r.words[i - 1].number)
+            {
+                None
+            } else {
+                Some(FactKind::Unit)
+            }
+        } else if OBLIGATION.contains(&n) {
+            Some(FactKind::Obligation)
+        } else if NEGATION.contains(&n) {
+            Some(FactKind::Negation)
+        } else if SCOPE.contains(&n) {
+            Some(FactKind::Scope)
+        } else if SIDE_EFFECTS.contains(&n) {
+            Some(FactKind::SideEffect)
+        } else {
+            None
+        };
+        let Some(kind) = kind else { continue };
+        // The target and the side effects of an action are stated where the action is: the first
+        // sentence. Elsewhere these words explain, they do not address.
+        if matches!(kind, FactKind::Scope | FactKind::SideEffect) && w.sentence != first_sentence {
+            continue;
+        }
+        // "must be a number", "must be a positive integer": the schema's type, restated.
+        if kind == FactKind::Obligation && n == "required" && restates_type(&r.words[i + 1..]) {
+            continue;
+        }
+        let key = if kind == FactKind::Negation {
+            // A negation is keyed by what it negates: the next content word of its clause.
+            let object = r.words[i + 1..]
+                .iter()
+                .take_while(|x| x.clause == w.clause)
+                .find(|x| !STOPWORDS.contains(&x.norm.as_str()) && !NEGATION.contains(&x.norm.as_str()))
+                .map_or("", |x| x.norm.as_str());
+            format!("{n} {object}")
+        } else {
+            n.to_owned()
+        };
+        let shown = if kind == FactKind::Unit { w.raw.clone() } else { clause_text(w.clause) };
+        out.push(Fact { kind, key, shown });
+    }
+    list_facts(r, &mut out);
+    for l in &r.literals {
+        out.push(Fact { kind: FactKind::Literal, key: l.clone(), shown: format!("`{l}`") });
+    }
+    if let Some(d) = stated_default {
+        out.push(Fact { kind: FactKind::Default, key: d.clone(), shown: format!("defaults to {d}") });
+    }
+    out
+}
+
+/// Values named in a list ("Level: debug, info, warn or error") and the key of a stated sort order.
+fn list_facts(r: &Reading, out: &mut Vec<Fact>) {
+    // An enumeration ("Level: debug, info, warn or error"): every short clause after the first whose
+    // words are all content words or `or`/`and` names values.
+    let mut by_clause: BTreeMap<usize, Vec<&Word>> = BTreeMap::new();
+    for w in &r.words {
+        by_clause.entry(w.clause).or_default().push(w);
+    }
+    let first = r.words.first().map_or(0, |w| w.clause);
+    let items: Vec<&Vec<&Word>> = by_clause
+        .iter()
+        .filter(|(c, ws)| {
+            **c != first
+                && ws.len() <= 3
+                && ws.iter().all(|w| matches!(w.norm.as_str(), "or" | "and") || !STOPWORDS.contains(&w.norm.as_str()))
+                && listed_after_cue(&by_clause, **c)
+        })
+        .map(|(_, ws)| ws)
+        .collect();
+    if items.len() >= 2 {
+        for ws in items {
+            for w in ws.iter().filter(|w| !matches!(w.norm.as_str(), "or" | "and")) {
+                out.push(Fact { kind: FactKind::Literal, key: w.norm.clone(), shown: format!("value {}", w.raw) });
+            }
+        }
+    }
+    // "sorted by X", "ordered by X": the sort key.
+    for (i, w) in r.words.iter().enumerate() {
+        if matches!(w.norm.as_str(), "sorted" | "ordered" | "sort" | "order")
+            && r.words.get(i + 1).is_some_and(|b| b.norm == "by")
+            && let Some(k) = r.words[i + 2..]
+                .iter()
+                .take_while(|x| x.clause == w.clause)
+                .find(|x| !STOPWORDS.contains(&x.norm.as_str()))
+        {
+            out.push(Fact {
+                kind: FactKind::Literal,
+                key: format!("sort {}", k.norm),
+                shown: format!("sorted by {}", k.raw),
+            });
+        }
+    }
+}
+
+/// Whether the clause is an item of a list of values: it follows, through other one-word items, a
+/// clause that announces values ("Allowed values:", "one of", "Level:", "Output format:").
+fn listed_after_cue(by_clause: &BTreeMap<usize, Vec<&Word>>, clause: usize) -> bool {
+    const CUES: &[&str] = &[
+        "value", "option", "choice", "mode", "format", "type", "level", "status", "state", "kind", "of", "either",
+        "are", "is",
+    ];
+    let mut c = clause;
+    while c > 0 {
+        c -= 1;
+        let Some(ws) = by_clause.get(&c) else { continue };
+        if ws.len() <= 3
+            && ws.iter().all(|w| matches!(w.norm.as_str(), "or" | "and") || !STOPWORDS.contains(&w.norm.as_str()))
+        {
+            if ws.last().is_some_and(|w| CUES.contains(&w.norm.as_str())) {
+                return true;
+            }
+            continue;
+        }
+        return ws.last().is_some_and(|w| CUES.contains(&w.norm.as_str()));
+    }
+    false
+}
+
+/// "be a (positive) number": words after `must` that only name a JSON type.
+fn restates_type(after: &[Word]) -> bool {
+    let words: Vec<&str> = after.iter().take(5).map(|w| w.norm.as_str()).collect();
+    let (["be", "a" | "an", rest @ ..] | ["be", rest @ ..]) = words.as_slice() else { return false };
+    let rest: Vec<&str> =
+        rest.iter().copied().skip_while(|w| matches!(*w, "positive" | "non-negative" | "valid" | "whole")).collect();
+    rest.first()
+        .is_some_and(|w| matches!(*w, "number" | "integer" | "string" | "boolean" | "array" | "object" | "float"))
+}
+
+/// The content words of the first clause: what the value or the tool is.
+pub(super) fn head(r: &Reading) -> (Vec<String>, String) {
+    let first = r.words.first().map_or(0, |w| w.clause);
+    let words: Vec<String> = r
+        .words
+        .iter()
+        .take_while(|w| w.clause == first)
+        .filter(|w| !STOPWORDS.contains(&w.norm.as_str()) && !w.number)
+        .map(|w| w.norm.clone())
+        .collect();
+    (words, r.clauses.get(first).map_or(String::new(), |c| clip(c, 80)))
+}
+
+/// Words that end the first noun phrase.
+const NP_END: &[&str] = &[
+    "to",
+    "for",
+    "in",
+    "on",
+    "with",
+    "by",
+    "from",
+    "that",
+    "which",
+    "who",
+    "when",
+    "where",
+    "if",
+    "and",
+    "or",
+    "is",
+    "are",
+    "was",
+    "be",
+    "will",
+    "should",
+    "required",
+    "can",
+    "may",
+    "used",
+    "using",
+    "get",
+    "containing",
+    "matching",
+    "including",
+    "as",
+    "at",
+    "into",
+    "via",
+    "per",
+    "whose",
+    "than",
+    "not",
+    "only",
+    "unless",
+    "after",
+    "before",
+    "over",
+    "under",
+    "across",
+    "between",
+    "within",
+    "without",
+    "like",
+    "e.g",
+    "eg",
+    "i.e",
+    "ie",
+    "against",
+    "around",
+    "about",
+    "through",
+    "each",
+];
+/// Nouns that wrap the noun that matters: "the maximum number of results" is about results.
+const WRAPPERS: &[&str] = &[
+    "number",
+    "count",
+    "list",
+    "array",
+    "set",
+    "maximum",
+    "minimum",
+    "total",
+    "amount",
+    "collection",
+    "comma",
+    "separated",
+    "one",
+    "each",
+    "all",
+    "type",
+    "kind",
+    "some",
+    "group",
+    "series",
+    "sequence",
+    "pair",
+];
+const ARTICLES: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "this",
+    "that",
+    "your",
+    "its",
+    "their",
+    "our",
+    "optional",
+    "what",
+    "which",
+    "how",
+    "whether",
+    "wether",
+    "when",
+    "where",
+    "who",
+    "powerful",
+    "comprehensive",
+    "advanced",
+    "simple",
+    "basic",
+    "new",
+    "full",
+    "detailed",
+    "complete",
+    "specific",
+    "given",
+    "current",
+];
+
+/// The head noun of the first noun phrase ("the maximum number of results" -> `result`; "page index"
+/// -> `index`; "Lists open alerts" -> `alert`), with the phrase as written.
+pub(super) fn head_noun(r: &Reading) -> Option<(String, String)> {
+    let mut first = r.words.first()?.clause;
+    // "When true, shows ...", "If set, ...": the condition is not what the value denotes.
+    let lead: Vec<&Word> = r.words.iter().take_while(|w| w.clause == first).collect();
+    if lead.len() <= 3 && lead.first().is_some_and(|w| matches!(w.norm.as_str(), "when" | "if")) {
+        first = r.words.iter().find(|w| w.clause > first)?.clause;
+    }
+    let mut phrase: Vec<&Word> = Vec::new();
+    for w in r.words.iter().skip_while(|w| w.clause < first).take_while(|w| w.clause == first) {
+        if !phrase.is_empty() && (NP_END.contains(&w.norm.as_str()) || (w.raw.ends_with("ing") && phrase.len() > 1)) {
+            break;
+        }
+        if phrase.is_empty() && ARTICLES.contains(&w.norm.as_str()) {
+            continue;
+        }
+        phrase.push(w);
+    }
+    // "X of Y": the head is Y when X wraps it, else X.
+    let of = phrase.iter().position(|w| w.norm == "of");
+    let words: Vec<&Word> = match of {
+        Some(i)
+            if phrase[..i].iter().all(|w| WRAPPERS.contains(&w.norm.as_str()) || LIMIT.contains(&w.norm.as_str())) =>
+        {
+            let rest = &phrase[i + 1..];
+            let end = rest.iter().position(|w| w.norm == "of").unwrap_or(rest.len());
+            rest[..end].iter().copied().filter(|w| !ARTICLES.contains(&w.norm.as_str())).collect()
+        }
+        Some(i) => phrase[..i].to_vec(),
+        None => phrase.clone(),
+    };
+    let head = words.iter().rev().find(|w| !w.number && !ARTICLES.contains(&w.norm.as_str()))?;
+    let shown = phrase.iter().map(|w| w.raw.as_str()).collect::<Vec<_>>().join(" ");
+    Some((head.norm.clone(), clip(&shown, 80)))
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n { s.to_owned() } else { format!("{}…", s.chars().take(n - 1).collect::<String>()) }
+}

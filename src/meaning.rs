@@ -158,13 +158,16 @@ pub fn classify(old: &str, new: &str) -> Verdict {
         }
     }
     // A description cut down to a summary drops explanations and lists: when every changed fact is
-    // only gone (none added, none changed) and the text lost most of its words, what the agent was told
-    // still holds; nothing new is asked of it. A removed obligation or default still counts.
-    let shortened = b.words.len() * 5 < a.words.len() * 3;
+    // only gone (none added, none changed) and the text lost a quarter of its words or more, what it was told
+    // still holds; nothing new is asked of it. A removed default, unit or limit still counts.
+    let shortened = b.words.len() * 4 < a.words.len() * 3;
     if shortened
         && changes.iter().all(|c| {
             c.new.is_none()
-                && !matches!(c.kind, FactKind::Obligation | FactKind::Default | FactKind::Number | FactKind::Unit)
+                && !matches!(c.kind, FactKind::Default | FactKind::Unit)
+                && !(c.kind == FactKind::Number && c.grave)
+                // A named parameter that is gone from the text is not an explanation cut short.
+                && !(c.kind == FactKind::Literal && c.old.as_deref().is_some_and(|o| o.starts_with('`')))
         })
     {
         changes.clear();

@@ -21,14 +21,16 @@ use crate::compare::{Change, ChangeKind, Fate, SchemaChange, Side, hint_is_risky
 use crate::load::span::pointer_tokens;
 use crate::load::{FileId, Snapshot, Sources, Tool, escape};
 
+mod authority;
 mod evidence;
 mod prose;
 mod words;
 
 use crate::schema::TypeSet;
+pub use authority::{authority_word, parameter_authority};
 pub use evidence::evidence;
-use words::{AUTHORITY, SCOPE_VALUES, is_identifier};
-pub use words::{authority_word, words};
+use words::is_identifier;
+pub use words::words;
 
 /// Where a finding sits in a source file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -491,14 +493,8 @@ fn schema_draft(
         }
         SchemaChange::PropertyAdded { name, required, old_closed } => {
             if input {
-                let description = new_tool
-                    .and_then(|t| {
-                        change.new_ptr.as_deref().and_then(|p| t.value().pointer(&format!("{p}/description")))
-                    })
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let word = authority_word(name).or_else(|| words::authority_in_text(description));
-                match word {
+                let schema = new_tool.zip(change.new_ptr.as_deref()).and_then(|(t, p)| t.value().pointer(p));
+                match parameter_authority(name, schema) {
                     Some(w) => Draft::new(R::InputAuthorityExpanded)
                         .var("path", new_path)
                         .var("word", w)
@@ -524,7 +520,8 @@ fn schema_draft(
             let how =
                 if *new_property { format!("new required {kind}") } else { format!("existing {kind} made required") };
             let d = Draft::new(pick(R::InputRequiredAdded, R::OutputRequiredAdded)).var("path", path).var("how", how);
-            if input && authority_word(name).is_some() {
+            let schema = new_tool.zip(change.new_ptr.as_deref()).and_then(|(t, p)| t.value().pointer(p));
+            if input && parameter_authority(name, schema).is_some() {
                 d.var(
                     "extra",
                     " It also selects the target of the action: approval given for the old shape does not cover it.",
@@ -561,13 +558,10 @@ fn schema_draft(
             let less = !removed.is_empty() || *introduced;
             let more = !added.is_empty() || *dropped;
             let breaking = if input { less } else { more };
-            let property = new_path.rsplit('.').next().unwrap_or(new_path);
-            let scope_value = added.iter().filter_map(Value::as_str).find_map(|v| {
-                words(v).into_iter().find(|w| SCOPE_VALUES.contains(&w.as_str()) || AUTHORITY.contains(&w.as_str()))
-            });
-            if input && !breaking && !added.is_empty() && (authority_word(property).is_some() || scope_value.is_some())
-            {
-                let word = scope_value.or_else(|| authority_word(property)).unwrap_or_default();
+            let property =
+                new_tool.zip(change.new_ptr.as_deref()).and_then(|(t, p)| authority::property_at(t.value(), p));
+            let word = property.and_then(|(name, schema)| authority::enum_authority(&name, Some(schema), added));
+            if let Some(word) = word.filter(|_| input && !breaking) {
                 return Draft::new(R::InputAuthorityExpanded)
                     .var("path", new_path)
                     .var("word", word)
@@ -692,6 +686,10 @@ mod tests {
         }
         assert_eq!(authority_word("accountId").as_deref(), Some("account"));
         assert_eq!(authority_word("limit"), None);
+        // Whole words by role, not substrings (issue #14): a date, a listing filter, counts about users.
+        for not in ["target_date", "path", "ignoreUserCount"] {
+            assert_eq!(authority_word(not), None, "{not}");
+        }
     }
 
     #[test]

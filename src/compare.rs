@@ -1707,7 +1707,7 @@ impl<'a, 'o> Walker<'a, 'o> {
                 );
                 // A required input that picks the target is also a change of authority: reported on
                 // its own, since its migration (a new tool name) differs from the syntax break's.
-                if crate::checks::authority_word(name).is_some() {
+                if crate::checks::parameter_authority(name, Some(b.value)).is_some() {
                     self.emit(
                         SchemaChange::PropertyAdded { name: (*name).to_owned(), required: true, old_closed },
                         op,

@@ -22,6 +22,7 @@ use crate::load::span::pointer_tokens;
 use crate::load::{FileId, Snapshot, Sources, Tool, escape};
 
 mod authority;
+mod defaults;
 mod evidence;
 mod prose;
 mod words;
@@ -87,6 +88,7 @@ pub fn findings(changes: &[Change], old: &Snapshot, new: &Snapshot, sources: &So
         })
         .collect();
     let mut out: Vec<Finding> = changes.iter().map(|c| finding(c, old, new, sources, &renamed)).collect();
+    defaults::one_per_change(&mut out);
     sort(&mut out);
     out
 }
@@ -620,7 +622,10 @@ fn schema_draft(
             Draft::new(rule).var("path", holder_path(change.new_ptr.as_deref()))
         }
         SchemaChange::Default { old, new } => Draft::new(R::InputDefaultChanged)
-            .var("path", new_path)
+            .var(
+                "path",
+                change.new_ptr.as_deref().map_or_else(String::new, |p| readable_path(defaults::parameter_of(p))),
+            )
             .var("old", show_opt(old.as_ref()))
             .var("new", show_opt(new.as_ref())),
         SchemaChange::Composition { keyword, detail, delta } => {

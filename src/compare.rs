@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use serde_json::{Map, Value, json};
 
 pub mod budget;
+mod defaults;
 mod probe;
 pub mod witness;
 
@@ -1968,8 +1969,11 @@ impl<'a, 'o> Walker<'a, 'o> {
 
     fn annotations(&mut self, old: &Value, op: &str, new: &Value, np: &str) {
         let (Some(mo), Some(mn)) = (old.as_object(), new.as_object()) else { return };
+        // A schema without alternatives paired with one branch of the other side (a type made
+        // nullable with `anyOf`): its annotations were compared with the other side's whole schema.
+        let whole_with_branch = defaults::is_branch(op) != defaults::is_branch(np);
         let (da, db) = (mo.get("description").and_then(Value::as_str), mn.get("description").and_then(Value::as_str));
-        if da != db {
+        if da != db && !whole_with_branch {
             self.out.push(Change {
                 tool: self.tool.to_owned(),
                 kind: ChangeKind::Description { old: da.unwrap_or("").to_owned(), new: db.unwrap_or("").to_owned() },
@@ -1979,21 +1983,15 @@ impl<'a, 'o> Walker<'a, 'o> {
                 plan: None,
             });
         }
-        if self.side == Side::Input {
-            let (a, b) = (mo.get("default"), mn.get("default"));
-            let same = match (a, b) {
-                (Some(x), Some(y)) => json_eq(x, y),
-                (None, None) => true,
-                _ => false,
-            };
-            if !same {
-                let ptr = |m: &Map<String, Value>, p: &str| {
-                    if m.contains_key("default") { format!("{p}/default") } else { p.to_owned() }
-                };
+        // Defaults are compared once, at the schema that holds the alternatives (see `defaults`).
+        if self.side == Side::Input && !defaults::is_branch(op) && !defaults::is_branch(np) {
+            let (a, b) = (defaults::effective(mo, op), defaults::effective(mn, np));
+            let (va, vb) = (a.as_ref().map(|x| x.0), b.as_ref().map(|x| x.0));
+            if !defaults::same(va, vb) {
                 self.emit(
-                    SchemaChange::Default { old: a.cloned(), new: b.cloned() },
-                    Some(ptr(mo, op)),
-                    Some(ptr(mn, np)),
+                    SchemaChange::Default { old: va.cloned(), new: vb.cloned() },
+                    Some(a.map_or_else(|| op.to_owned(), |x| x.1)),
+                    Some(b.map_or_else(|| np.to_owned(), |x| x.1)),
                 );
             }
         }

@@ -178,6 +178,10 @@ fn phrase_target(text: &str) -> Option<String> {
             i += 1;
         }
         let phrase = &w[start..i];
+        // "How many users must be affected": a question about a quantity or manner, not a noun phrase.
+        if phrase.first().is_some_and(|f| matches!(f.as_str(), "how" | "what" | "whether" | "when" | "who")) {
+            return None;
+        }
         // "Name of the workspace", "ID of the account": the head is what follows "of".
         let only_identifier = phrase.len() == 1 && IDENTIFIER_SUFFIXES.contains(&phrase[0].as_str());
         if only_identifier && w.get(i).is_some_and(|x| x == "of") && i - start < 4 {
@@ -266,6 +270,7 @@ mod tests {
         assert_eq!(param("path", "Only commits containing this file path will be returned."), None);
         assert_eq!(param("since", "Only commits after this date (ISO 8601)."), None);
         assert_eq!(param("count", "Number of users affected before the issue is shown."), None);
+        assert_eq!(param("ignoreUserCount", "How many users must be affected before the issue is shown."), None);
         // A filter narrows a listing, whatever it filters by.
         assert_eq!(param("environment", "Optional environment filter for dataset='replays'."), None);
         assert_eq!(param("path", "Filter by path"), None);

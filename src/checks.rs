@@ -426,9 +426,10 @@ fn draft(change: &Change, new_tool: Option<&Tool>) -> Draft {
         }
         ChangeKind::OutputSchemaAdded => Draft::new(R::OutputSchemaAdded),
         ChangeKind::OutputSchemaRemoved => Draft::new(R::OutputSchemaRemoved).old(),
-        ChangeKind::DialectChanged { old, new } => Draft::new(R::SchemaDialectChanged)
+        ChangeKind::DialectChanged { old, new, uses } => Draft::new(R::SchemaDialectChanged)
             .var("old", old.as_deref().map_or_else(|| "(none)".into(), escape))
-            .var("new", new.as_deref().map_or_else(|| "(none)".into(), escape)),
+            .var("new", new.as_deref().map_or_else(|| "(none)".into(), escape))
+            .var("detail", dialect_uses(uses)),
         ChangeKind::Description { old, new } => prose::description_draft(change, old, new),
         ChangeKind::Schema { side, change: sc } => schema_draft(*side, sc, &old_path, &new_path, change, new_tool),
         ChangeKind::Rejected { side, keyword, origin, undecided } => {
@@ -647,6 +648,22 @@ fn schema_draft(
             .var("keyword", keyword.clone())
             .var("reason", reason.clone()),
     }
+}
+
+/// "`items` in array form at `pair`; `dependencies` at (arguments)" (the first three, then a count).
+fn dialect_uses(uses: &[crate::compare::dialect::Use]) -> String {
+    let mut parts: Vec<String> = uses
+        .iter()
+        .take(3)
+        .map(|u| {
+            let holder = u.pointer.rsplit_once('/').map_or(u.pointer.as_str(), |(h, _)| h);
+            format!("{} at `{}`", u.what, readable_path(holder))
+        })
+        .collect();
+    if uses.len() > 3 {
+        parts.push(format!("{} more", uses.len() - 3));
+    }
+    parts.join("; ")
 }
 
 fn join_path(parent: &str, name: &str) -> String {

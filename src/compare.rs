@@ -15,7 +15,9 @@ use serde_json::{Map, Value, json};
 
 pub mod budget;
 mod defaults;
+pub mod dialect;
 mod probe;
+mod spelling;
 pub mod witness;
 
 use crate::load::span::escape_token;
@@ -123,6 +125,9 @@ pub enum ChangeKind {
     DialectChanged {
         old: Option<String>,
         new: Option<String>,
+        /// The keyword uses whose meaning differs between the two dialects (never empty: a change of
+        /// `$schema` that means the same is not reported).
+        uses: Vec<dialect::Use>,
     },
     Description {
         old: String,
@@ -562,9 +567,15 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
     for root in ["/inputSchema", "/outputSchema"] {
         let ptr = format!("{root}/$schema");
         let (a, b) = (str_at(o, &ptr), str_at(n, &ptr));
-        if a != b {
+        let none = Value::Null;
+        let uses = if a == b {
+            Vec::new()
+        } else {
+            dialect::why_it_matters(a, b, o.pointer(root).unwrap_or(&none), n.pointer(root).unwrap_or(&none), root)
+        };
+        if !uses.is_empty() {
             push(
-                ChangeKind::DialectChanged { old: a.map(str::to_owned), new: b.map(str::to_owned) },
+                ChangeKind::DialectChanged { old: a.map(str::to_owned), new: b.map(str::to_owned), uses },
                 present(o, &ptr),
                 present(n, &ptr),
             );
@@ -1114,6 +1125,13 @@ impl<'a, 'o> Walker<'a, 'o> {
                 continue;
             }
             let (a, b) = (vo.get(keyword), vn.get(keyword));
+            // zod 4 spells out `propertyNames: {"type": "string"}` for records: no constraint.
+            if *keyword == "propertyNames"
+                && spelling::accepts_every_name(a.map(|x| x.value))
+                && spelling::accepts_every_name(b.map(|x| x.value))
+            {
+                continue;
+            }
             let same = match (a, b) {
                 (None, None) => true,
                 (Some(x), Some(y)) => x.value == y.value && !schema::contains_ref(x.value),
@@ -1973,7 +1991,10 @@ impl<'a, 'o> Walker<'a, 'o> {
         // nullable with `anyOf`): its annotations were compared with the other side's whole schema.
         let whole_with_branch = defaults::is_branch(op) != defaults::is_branch(np);
         let (da, db) = (mo.get("description").and_then(Value::as_str), mn.get("description").and_then(Value::as_str));
-        if da != db && !whole_with_branch {
+        // A nullable wrapper's description and its one real branch's are one text (zod 4 keeps only
+        // the branch's): compared as such, a move between them is no edit.
+        let moved = da != db && spelling::description(mo) == spelling::description(mn);
+        if da != db && !whole_with_branch && !moved {
             self.out.push(Change {
                 tool: self.tool.to_owned(),
                 kind: ChangeKind::Description { old: da.unwrap_or("").to_owned(), new: db.unwrap_or("").to_owned() },

@@ -123,3 +123,30 @@ fn one_change_of_a_default_is_one_finding() {
     let new = tool("search_docs", r#""guide": {"anyOf": [{"type": "string"}, {"type": "null"}]}"#);
     assert_eq!(count(&rules(&old, &new), "input-default-changed"), 0);
 }
+
+#[test]
+fn dropping_draft_07_from_a_schema_that_means_the_same_is_silent() {
+    let old = r#"{"name": "find_teams", "description": "Find teams.", "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer", "exclusiveMinimum": 0}}}}"#;
+    let new = r#"{"name": "find_teams", "description": "Find teams.", "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer", "exclusiveMinimum": 0}}}}"#;
+    assert!(rules(old, new).is_empty(), "{:?}", rules(old, new));
+    // A keyword whose meaning differs is reported, and named.
+    let old = r#"{"name": "t", "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"a": {"type": "string"}}, "dependencies": {"a": ["b"]}}}"#;
+    let new = r#"{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}, "dependencies": {"a": ["b"]}}}"#;
+    let wrap = |t: &str| format!("{{\"tools\": [{t}]}}");
+    let analysis = mcp_drift::diff_texts(&wrap(old), &wrap(new)).unwrap();
+    let dialect: Vec<_> = analysis.findings.iter().filter(|f| f.rule.as_str() == "schema-dialect-changed").collect();
+    assert_eq!(dialect.len(), 1, "{:?}", analysis.findings);
+    assert!(dialect[0].message.contains("`dependencies`"), "{}", dialect[0].message);
+}
+
+#[test]
+fn a_zod_3_to_4_regeneration_only_reports_what_changed() {
+    // corpus/sdk-regenerated-zod3-to-zod4: `$schema` dropped, records spell out `propertyNames`,
+    // nullable forms rewritten (a nullable `enum` too), descriptions moved into the non-null branch,
+    // `additionalProperties: false` dropped from inputs. Only the last is a change: an info each.
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/sdk-regenerated-zod3-to-zod4");
+    let analysis = mcp_drift::diff(&format!("{root}/old.json"), &format!("{root}/new.json")).unwrap();
+    let found: Vec<(&str, Severity)> = analysis.findings.iter().map(|f| (f.rule.as_str(), f.severity)).collect();
+    assert_eq!(found.len(), 4, "{found:?}");
+    assert!(found.iter().all(|f| *f == ("input-additional-properties-opened", Severity::Info)), "{found:?}");
+}

@@ -90,10 +90,56 @@ const STRONG_SCOPE_VALUES: &[&str] = &["public", "global", "everyone", "admin", 
 /// Words that say a parameter narrows what is returned.
 const FILTER_WORDS: &[&str] = &["filter", "filters", "filtered", "filtering"];
 
+/// Head nouns of names that say what a parameter is without selecting a target: ordering, paging,
+/// filters, flags and fields. Their descriptions are not read for a target ("Sort repositories by").
+const NOT_TARGETS: &[&str] = &[
+    "sort",
+    "order",
+    "direction",
+    "page",
+    "limit",
+    "cursor",
+    "offset",
+    "since",
+    "until",
+    "before",
+    "after",
+    "query",
+    "q",
+    "search",
+    "filter",
+    "filters",
+    "state",
+    "status",
+    "label",
+    "labels",
+    "path",
+    "field",
+    "fields",
+    "column",
+    "columns",
+    "format",
+    "type",
+    "kind",
+    "draft",
+    "count",
+    "date",
+    "time",
+    "minutes",
+    "seconds",
+    "window",
+    "title",
+    "body",
+    "description",
+    "message",
+    "text",
+    "content",
+];
+
 /// Words that end the first noun phrase of a description.
 const PHRASE_END: &[&str] = &[
-    "of", "to", "for", "in", "on", "by", "that", "which", "where", "with", "from", "whose", "is", "are", "if", "when",
-    "or", "and", "used", "must", "should", "can", "will", "e", "g", "eg", "ie",
+    "of", "to", "for", "in", "on", "by", "as", "that", "which", "where", "with", "from", "whose", "is", "are", "if",
+    "when", "or", "and", "used", "must", "should", "can", "will", "e", "g", "eg", "ie",
 ];
 
 /// Words that may start a noun phrase and are not its head.
@@ -111,6 +157,10 @@ pub fn authority_word(name: &str) -> Option<String> {
 pub fn parameter_authority(name: &str, schema: Option<&Value>) -> Option<String> {
     let (title, description) = schema.map_or(("", ""), texts);
     if is_filter(title) || is_filter(description) {
+        return None;
+    }
+    let named = words(name);
+    if named.last().is_some_and(|w| NOT_TARGETS.contains(&w.as_str())) {
         return None;
     }
     authority_word(name).or_else(|| phrase_target(title)).or_else(|| phrase_target(description))
@@ -187,6 +237,12 @@ fn phrase_target(text: &str) -> Option<String> {
         if only_identifier && w.get(i).is_some_and(|x| x == "of") && i - start < 4 {
             i += 1;
             continue;
+        }
+        // "Optional project slug to create", "The new project's name": what the tool creates is not a
+        // target it could not address before.
+        let creates = w.get(i).is_some_and(|x| x == "to") && w.get(i + 1).is_some_and(|x| x == "create" || x == "be");
+        if creates || phrase.iter().any(|x| x == "new") {
+            return None;
         }
         return head_target(phrase);
     }
@@ -274,6 +330,11 @@ mod tests {
         // A filter narrows a listing, whatever it filters by.
         assert_eq!(param("environment", "Optional environment filter for dataset='replays'."), None);
         assert_eq!(param("path", "Filter by path"), None);
+        // Real false positives of the first version (github-mcp-server, sentry-mcp history).
+        assert_eq!(param("sort", "Sort repositories by field, defaults to best match"), None);
+        assert_eq!(param("draft", "Mark pull request as draft (true) or ready for review (false)"), None);
+        assert_eq!(param("visible_fields", "Ordered project field database IDs to show on create"), None);
+        assert_eq!(param("slug", "Optional project slug to create."), None);
     }
 
     #[test]

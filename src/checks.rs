@@ -21,14 +21,17 @@ use crate::compare::{Change, ChangeKind, Fate, SchemaChange, Side, hint_is_risky
 use crate::load::span::pointer_tokens;
 use crate::load::{FileId, Snapshot, Sources, Tool, escape};
 
+mod authority;
+mod defaults;
 mod evidence;
 mod prose;
 mod words;
 
 use crate::schema::TypeSet;
+pub use authority::{authority_word, parameter_authority};
 pub use evidence::evidence;
-use words::{AUTHORITY, SCOPE_VALUES, is_identifier};
-pub use words::{authority_word, words};
+use words::is_identifier;
+pub use words::words;
 
 /// Where a finding sits in a source file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,6 +88,7 @@ pub fn findings(changes: &[Change], old: &Snapshot, new: &Snapshot, sources: &So
         })
         .collect();
     let mut out: Vec<Finding> = changes.iter().map(|c| finding(c, old, new, sources, &renamed)).collect();
+    defaults::one_per_change(&mut out);
     prose::restated(&mut out);
     sort(&mut out);
     out
@@ -423,9 +427,10 @@ fn draft(change: &Change, new_tool: Option<&Tool>) -> Draft {
         }
         ChangeKind::OutputSchemaAdded => Draft::new(R::OutputSchemaAdded),
         ChangeKind::OutputSchemaRemoved => Draft::new(R::OutputSchemaRemoved).old(),
-        ChangeKind::DialectChanged { old, new } => Draft::new(R::SchemaDialectChanged)
+        ChangeKind::DialectChanged { old, new, uses } => Draft::new(R::SchemaDialectChanged)
             .var("old", old.as_deref().map_or_else(|| "(none)".into(), escape))
-            .var("new", new.as_deref().map_or_else(|| "(none)".into(), escape)),
+            .var("new", new.as_deref().map_or_else(|| "(none)".into(), escape))
+            .var("detail", dialect_uses(uses)),
         ChangeKind::Description { old, new } => prose::description_draft(change, old, new),
         ChangeKind::Schema { side, change: sc } => schema_draft(*side, sc, &old_path, &new_path, change, new_tool),
         ChangeKind::Rejected { side, keyword, origin, undecided } => {
@@ -492,14 +497,8 @@ fn schema_draft(
         }
         SchemaChange::PropertyAdded { name, required, old_closed } => {
             if input {
-                let description = new_tool
-                    .and_then(|t| {
-                        change.new_ptr.as_deref().and_then(|p| t.value().pointer(&format!("{p}/description")))
-                    })
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let word = authority_word(name).or_else(|| words::authority_in_text(description));
-                match word {
+                let schema = new_tool.zip(change.new_ptr.as_deref()).and_then(|(t, p)| t.value().pointer(p));
+                match parameter_authority(name, schema) {
                     Some(w) => Draft::new(R::InputAuthorityExpanded)
                         .var("path", new_path)
                         .var("word", w)
@@ -525,7 +524,8 @@ fn schema_draft(
             let how =
                 if *new_property { format!("new required {kind}") } else { format!("existing {kind} made required") };
             let d = Draft::new(pick(R::InputRequiredAdded, R::OutputRequiredAdded)).var("path", path).var("how", how);
-            if input && authority_word(name).is_some() {
+            let schema = new_tool.zip(change.new_ptr.as_deref()).and_then(|(t, p)| t.value().pointer(p));
+            if input && parameter_authority(name, schema).is_some() {
                 d.var(
                     "extra",
                     " It also selects the target of the action: approval given for the old shape does not cover it.",
@@ -562,13 +562,10 @@ fn schema_draft(
             let less = !removed.is_empty() || *introduced;
             let more = !added.is_empty() || *dropped;
             let breaking = if input { less } else { more };
-            let property = new_path.rsplit('.').next().unwrap_or(new_path);
-            let scope_value = added.iter().filter_map(Value::as_str).find_map(|v| {
-                words(v).into_iter().find(|w| SCOPE_VALUES.contains(&w.as_str()) || AUTHORITY.contains(&w.as_str()))
-            });
-            if input && !breaking && !added.is_empty() && (authority_word(property).is_some() || scope_value.is_some())
-            {
-                let word = scope_value.or_else(|| authority_word(property)).unwrap_or_default();
+            let property =
+                new_tool.zip(change.new_ptr.as_deref()).and_then(|(t, p)| authority::property_at(t.value(), p));
+            let word = property.and_then(|(name, schema)| authority::enum_authority(&name, Some(schema), added));
+            if let Some(word) = word.filter(|_| input && !breaking) {
                 return Draft::new(R::InputAuthorityExpanded)
                     .var("path", new_path)
                     .var("word", word)
@@ -627,7 +624,10 @@ fn schema_draft(
             Draft::new(rule).var("path", holder_path(change.new_ptr.as_deref()))
         }
         SchemaChange::Default { old, new } => Draft::new(R::InputDefaultChanged)
-            .var("path", new_path)
+            .var(
+                "path",
+                change.new_ptr.as_deref().map_or_else(String::new, |p| readable_path(defaults::parameter_of(p))),
+            )
             .var("old", show_opt(old.as_ref()))
             .var("new", show_opt(new.as_ref())),
         SchemaChange::Composition { keyword, detail, delta } => {
@@ -649,6 +649,22 @@ fn schema_draft(
             .var("keyword", keyword.clone())
             .var("reason", reason.clone()),
     }
+}
+
+/// "`items` in array form at `pair`; `dependencies` at (arguments)" (the first three, then a count).
+fn dialect_uses(uses: &[crate::compare::dialect::Use]) -> String {
+    let mut parts: Vec<String> = uses
+        .iter()
+        .take(3)
+        .map(|u| {
+            let holder = u.pointer.rsplit_once('/').map_or(u.pointer.as_str(), |(h, _)| h);
+            format!("{} at `{}`", u.what, readable_path(holder))
+        })
+        .collect();
+    if uses.len() > 3 {
+        parts.push(format!("{} more", uses.len() - 3));
+    }
+    parts.join("; ")
 }
 
 fn join_path(parent: &str, name: &str) -> String {
@@ -693,6 +709,10 @@ mod tests {
         }
         assert_eq!(authority_word("accountId").as_deref(), Some("account"));
         assert_eq!(authority_word("limit"), None);
+        // Whole words by role, not substrings (issue #14): a date, a listing filter, counts about users.
+        for not in ["target_date", "path", "ignoreUserCount"] {
+            assert_eq!(authority_word(not), None, "{not}");
+        }
     }
 
     #[test]

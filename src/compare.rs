@@ -14,7 +14,10 @@ use rayon::prelude::*;
 use serde_json::{Map, Value, json};
 
 pub mod budget;
+mod defaults;
+pub mod dialect;
 mod probe;
+mod spelling;
 pub mod witness;
 
 use crate::load::span::escape_token;
@@ -122,6 +125,9 @@ pub enum ChangeKind {
     DialectChanged {
         old: Option<String>,
         new: Option<String>,
+        /// The keyword uses whose meaning differs between the two dialects (never empty: a change of
+        /// `$schema` that means the same is not reported).
+        uses: Vec<dialect::Use>,
     },
     Description {
         old: String,
@@ -561,9 +567,15 @@ fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
     for root in ["/inputSchema", "/outputSchema"] {
         let ptr = format!("{root}/$schema");
         let (a, b) = (str_at(o, &ptr), str_at(n, &ptr));
-        if a != b {
+        let none = Value::Null;
+        let uses = if a == b {
+            Vec::new()
+        } else {
+            dialect::why_it_matters(a, b, o.pointer(root).unwrap_or(&none), n.pointer(root).unwrap_or(&none), root)
+        };
+        if !uses.is_empty() {
             push(
-                ChangeKind::DialectChanged { old: a.map(str::to_owned), new: b.map(str::to_owned) },
+                ChangeKind::DialectChanged { old: a.map(str::to_owned), new: b.map(str::to_owned), uses },
                 present(o, &ptr),
                 present(n, &ptr),
             );
@@ -1113,6 +1125,13 @@ impl<'a, 'o> Walker<'a, 'o> {
                 continue;
             }
             let (a, b) = (vo.get(keyword), vn.get(keyword));
+            // zod 4 spells out `propertyNames: {"type": "string"}` for records: no constraint.
+            if *keyword == "propertyNames"
+                && spelling::accepts_every_name(a.map(|x| x.value))
+                && spelling::accepts_every_name(b.map(|x| x.value))
+            {
+                continue;
+            }
             let same = match (a, b) {
                 (None, None) => true,
                 (Some(x), Some(y)) => x.value == y.value && !schema::contains_ref(x.value),
@@ -1707,7 +1726,7 @@ impl<'a, 'o> Walker<'a, 'o> {
                 );
                 // A required input that picks the target is also a change of authority: reported on
                 // its own, since its migration (a new tool name) differs from the syntax break's.
-                if crate::checks::authority_word(name).is_some() {
+                if crate::checks::parameter_authority(name, Some(b.value)).is_some() {
                     self.emit(
                         SchemaChange::PropertyAdded { name: (*name).to_owned(), required: true, old_closed },
                         op,
@@ -1968,8 +1987,14 @@ impl<'a, 'o> Walker<'a, 'o> {
 
     fn annotations(&mut self, old: &Value, op: &str, new: &Value, np: &str) {
         let (Some(mo), Some(mn)) = (old.as_object(), new.as_object()) else { return };
+        // A schema without alternatives paired with one branch of the other side (a type made
+        // nullable with `anyOf`): its annotations were compared with the other side's whole schema.
+        let whole_with_branch = defaults::is_branch(op) != defaults::is_branch(np);
         let (da, db) = (mo.get("description").and_then(Value::as_str), mn.get("description").and_then(Value::as_str));
-        if da != db {
+        // A nullable wrapper's description and its one real branch's are one text (zod 4 keeps only
+        // the branch's): compared as such, a move between them is no edit.
+        let moved = da != db && spelling::description(mo) == spelling::description(mn);
+        if da != db && !whole_with_branch && !moved {
             self.out.push(Change {
                 tool: self.tool.to_owned(),
                 kind: ChangeKind::Description { old: da.unwrap_or("").to_owned(), new: db.unwrap_or("").to_owned() },
@@ -1979,21 +2004,15 @@ impl<'a, 'o> Walker<'a, 'o> {
                 plan: None,
             });
         }
-        if self.side == Side::Input {
-            let (a, b) = (mo.get("default"), mn.get("default"));
-            let same = match (a, b) {
-                (Some(x), Some(y)) => json_eq(x, y),
-                (None, None) => true,
-                _ => false,
-            };
-            if !same {
-                let ptr = |m: &Map<String, Value>, p: &str| {
-                    if m.contains_key("default") { format!("{p}/default") } else { p.to_owned() }
-                };
+        // Defaults are compared once, at the schema that holds the alternatives (see `defaults`).
+        if self.side == Side::Input && !defaults::is_branch(op) && !defaults::is_branch(np) {
+            let (a, b) = (defaults::effective(mo, op), defaults::effective(mn, np));
+            let (va, vb) = (a.as_ref().map(|x| x.0), b.as_ref().map(|x| x.0));
+            if !defaults::same(va, vb) {
                 self.emit(
-                    SchemaChange::Default { old: a.cloned(), new: b.cloned() },
-                    Some(ptr(mo, op)),
-                    Some(ptr(mn, np)),
+                    SchemaChange::Default { old: va.cloned(), new: vb.cloned() },
+                    Some(a.map_or_else(|| op.to_owned(), |x| x.1)),
+                    Some(b.map_or_else(|| np.to_owned(), |x| x.1)),
                 );
             }
         }

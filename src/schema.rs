@@ -353,6 +353,7 @@ impl<'a> View<'a> {
         }
         view.fold_all_of(root);
         view.fold_unions();
+        view.fold_nullable_values();
         view.types = view.types.minus(view.empty_types());
         view
     }
@@ -586,6 +587,45 @@ impl<'a> View<'a> {
         }
     }
 
+    /// Folds a nullable `enum`, `anyOf: [{type: string, enum: [a, b]}, {type: null}]`, into
+    /// `type: [string, null]` with `enum: [a, b, null]` (what zod 3 wrote and zod 4 rewrites). Exact:
+    /// the union accepts the listed values of the branch's type, and `null`.
+    fn fold_nullable_values(&mut self) {
+        static NULL: Value = Value::Null;
+        for key in ["anyOf", "oneOf"] {
+            let Some(at) = self.keywords.get(key) else { continue };
+            let Some([first, second]) = at.value.as_array().map(Vec::as_slice) else { continue };
+            let only = |m: &Map<String, Value>, allowed: &[&str]| {
+                m.keys().all(|k| allowed.contains(&k.as_str()) || ANNOTATIONS.contains(&k.as_str()))
+            };
+            let is_null = |v: &Value| {
+                v.as_object().is_some_and(|m| m.get("type").is_some_and(|t| t == "null") && only(m, &["type"]))
+            };
+            let (index, listed) = if is_null(second) {
+                (0, first)
+            } else if is_null(first) {
+                (1, second)
+            } else {
+                continue;
+            };
+            let Some(branch) = listed.as_object().filter(|m| only(m, &["type", "enum", "const"])) else { continue };
+            let Some(types) = branch.get("type").and_then(parse_types) else { continue };
+            let mut values: Vec<&'a Value> = match (branch.get("enum").and_then(Value::as_array), branch.get("const")) {
+                (Some(list), None) => list.iter().filter(|v| types.admits(v)).collect(),
+                (None, Some(c)) if types.admits(c) => vec![c],
+                _ => continue,
+            };
+            values.push(&NULL);
+            let ptr = format!("{}/{index}/{}", at.ptr, if branch.contains_key("enum") { "enum" } else { "const" });
+            let base = at.ptr.clone();
+            self.types = self.types.intersect(types.union(TypeSet::NULL));
+            self.types_at.get_or_insert(base);
+            self.keywords.remove(key);
+            self.add_values(values, ptr);
+            return;
+        }
+    }
+
     #[must_use]
     pub fn get(&self, keyword: &str) -> Option<&At<'a>> {
         self.keywords.get(keyword)
@@ -679,6 +719,19 @@ pub fn contains_ref(value: &Value) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_nullable_enum_folds_with_null_among_its_values() {
+        let a = json!({"type": ["string", "null"], "enum": ["open", "closed", null]});
+        let b = json!({"anyOf": [{"type": "string", "enum": ["open", "closed"]}, {"type": "null"}]});
+        let (va, vb) = (View::new(&a, ""), View::new(&b, ""));
+        assert_eq!(va.types, vb.types);
+        assert_eq!(va.values.map(|v| v.0), vb.values.map(|v| v.0));
+        assert!(View::new(&b, "").get("anyOf").is_none());
+        // Not folded when the branch carries more than its values.
+        let c = json!({"anyOf": [{"type": "string", "enum": ["a"], "minLength": 1}, {"type": "null"}]});
+        assert!(View::new(&c, "").get("anyOf").is_some());
+    }
 
     #[test]
     fn union_of_types_folds_like_type_list() {

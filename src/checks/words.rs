@@ -1,5 +1,5 @@
-//! Words of names: how a parameter name splits into words, identifier shape, and the words that
-//! name an authority or a scope (`input-authority-expanded`).
+//! Words of names: how a parameter name splits into words, and identifier shape. (What a name's words
+//! say about authority is in `authority.rs`.)
 
 /// Lower-case words of an identifier: `accountId` -> `account`, `id`.
 #[must_use]
@@ -35,64 +35,4 @@ pub(crate) fn is_identifier(name: &str) -> bool {
         last,
         "id" | "ids" | "uuid" | "guid" | "key" | "url" | "uri" | "href" | "sha" | "number" | "slug" | "handle" | "ref"
     )
-}
-
-/// Inputs that pick the target or scope of the action.
-pub(crate) const AUTHORITY: &[&str] = &[
-    "account",
-    "accounts",
-    "org",
-    "orgs",
-    "organization",
-    "organisation",
-    "owner",
-    "repository",
-    "repo",
-    "repos",
-    "host",
-    "hostname",
-    "environment",
-    "env",
-    "region",
-    "user",
-    "users",
-    "project",
-    "tenant",
-    "workspace",
-    "path",
-    "url",
-    "scope",
-    "target",
-    "visibility",
-    "team",
-    "namespace",
-    "cluster",
-    "domain",
-    "endpoint",
-    "server",
-    "database",
-    "bucket",
-    "subscription",
-    "zone",
-    "site",
-    "channel",
-    "recipient",
-    "recipients",
-    "as",
-];
-
-/// Enum values that widen the scope of an action.
-pub(crate) const SCOPE_VALUES: &[&str] = &["public", "global", "everyone", "admin", "production", "prod", "internal"];
-
-/// The word of an input name that selects a target or scope (`accountId` -> `account`).
-#[must_use]
-pub fn authority_word(name: &str) -> Option<String> {
-    words(name).into_iter().find(|w| AUTHORITY.contains(&w.as_str()))
-}
-
-/// A scope noun in a new parameter's description (`"The organization to bill"`).
-#[must_use]
-pub fn authority_in_text(description: &str) -> Option<String> {
-    const NOUNS: &[&str] = &["organization", "organisation", "tenant", "workspace", "account", "environment", "region"];
-    words(description).into_iter().take(8).find(|t| NOUNS.contains(&t.as_str()))
 }

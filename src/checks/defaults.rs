@@ -1,0 +1,73 @@
+//! One change of a default is one finding: when a parameter's `default` keyword changed and its
+//! description's stated default changed with it (`"default": true` added beside "Defaults to true."),
+//! the keyword finding stays and carries the description's word diff as a note; the prose one goes.
+
+use super::Finding;
+use crate::catalog::RuleId;
+
+/// The parameter a default finding's pointer is about (`.../x/default`, `.../x/description` -> `.../x`).
+fn parameter(pointer: &str) -> (&str, bool) {
+    if let Some(p) = pointer.strip_suffix("/description") {
+        return (p, true);
+    }
+    // A keyword default, possibly in a branch of the parameter's `anyOf` (`.../x/anyOf/1/default`).
+    let p = pointer.strip_suffix("/default").unwrap_or(pointer);
+    let p = match p.rsplit_once('/') {
+        Some((head, last)) if last.bytes().all(|b| b.is_ascii_digit()) && !last.is_empty() => {
+            head.strip_suffix("/anyOf").or_else(|| head.strip_suffix("/oneOf")).unwrap_or(p)
+        }
+        _ => p,
+    };
+    (p, false)
+}
+
+/// The parameter a keyword default's pointer is about (`.../x/anyOf/1/default` -> `.../x`).
+pub(super) fn parameter_of(pointer: &str) -> &str {
+    parameter(pointer).0
+}
+
+/// Drops each prose `input-default-changed` finding whose parameter also has a keyword one.
+pub(super) fn one_per_change(findings: &mut Vec<Finding>) {
+    let is_default = |f: &Finding| f.rule == RuleId::InputDefaultChanged;
+    let keyword: Vec<(String, String)> = findings
+        .iter()
+        .filter(|f| is_default(f))
+        .filter_map(|f| match parameter(&f.pointer) {
+            (p, false) => Some((f.tool.clone(), p.to_owned())),
+            (_, true) => None,
+        })
+        .collect();
+    let mut moved: Vec<(String, String, Vec<String>)> = Vec::new();
+    findings.retain(|f| {
+        let (p, true) = parameter(&f.pointer) else { return true };
+        if !is_default(f) {
+            return true;
+        }
+        if keyword.iter().any(|(t, k)| *t == f.tool && k == p) {
+            moved.push((f.tool.clone(), p.to_owned(), f.notes.clone()));
+            return false;
+        }
+        true
+    });
+    for (tool, p, notes) in moved {
+        if let Some(f) = findings
+            .iter_mut()
+            .find(|f| is_default(f) && f.tool == tool && parameter(&f.pointer) == (p.as_str(), false))
+        {
+            f.notes.extend(notes);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_name_their_parameter() {
+        assert_eq!(parameter("/inputSchema/properties/a/default"), ("/inputSchema/properties/a", false));
+        assert_eq!(parameter("/inputSchema/properties/a/anyOf/1/default"), ("/inputSchema/properties/a", false));
+        assert_eq!(parameter("/inputSchema/properties/a"), ("/inputSchema/properties/a", false));
+        assert_eq!(parameter("/inputSchema/properties/a/description"), ("/inputSchema/properties/a", true));
+    }
+}

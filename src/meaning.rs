@@ -86,8 +86,7 @@ pub fn classify(old: &str, new: &str) -> Verdict {
         let first = r.words.first().map_or(0, |w| w.clause);
         r.words.iter().take_while(|w| w.clause == first).map(|w| w.norm.clone()).collect()
     };
-    let mut denotes = false;
-    let ((ha, sa), (hb, sb)) = (facts::head(&a), facts::head(&b));
+    let (ha, hb) = (facts::head(&a), facts::head(&b));
     // A change of referent is grave only when the first clauses share no content word: "maximum
     // number of results" -> "page index". "Number of search results" -> "Number of Wikipedia
     // articles" narrows the wording of the same count (measured on the dev edits: a shared word
@@ -97,28 +96,10 @@ pub fn classify(old: &str, new: &str) -> Verdict {
         let anywhere = |r: &facts::Reading, w: &String| r.words.iter().any(|x| &x.norm == w);
         let moved = anywhere(&b, &na) && anywhere(&a, &nb);
         if na != nb && !moved && !first_words(&b).contains(&na) && !first_words(&a).contains(&nb) {
-            denotes = true;
             changes.push(FactChange {
                 kind: FactKind::Denotes,
                 old: Some(pa),
                 new: Some(pb),
-                grave: disjoint,
-                label: FactKind::Denotes.label(),
-            });
-        }
-    }
-    // The content words of the first clause, when most of them changed.
-    if !denotes && !ha.is_empty() && !hb.is_empty() {
-        let (sa_set, sb_set): (BTreeSet<&String>, BTreeSet<&String>) = (ha.iter().collect(), hb.iter().collect());
-        let shared = sa_set.intersection(&sb_set).count();
-        // A sentence moved to the front is not a new meaning: the old head must be gone from the new text.
-        let all_b: BTreeSet<&String> = b.words.iter().map(|w| &w.norm).collect();
-        let kept = sa_set.iter().filter(|w| all_b.contains(*w)).count();
-        if shared * 2 < sa_set.len().min(sb_set.len()) && kept * 2 < sa_set.len() {
-            changes.push(FactChange {
-                kind: FactKind::Denotes,
-                old: Some(sa),
-                new: Some(sb),
                 grave: disjoint,
                 label: FactKind::Denotes.label(),
             });

@@ -577,16 +577,14 @@ fn restates_type(after: &[Word]) -> bool {
 }
 
 /// The content words of the first clause: what the value or the tool is.
-pub(super) fn head(r: &Reading) -> (Vec<String>, String) {
+pub(super) fn head(r: &Reading) -> Vec<String> {
     let first = r.words.first().map_or(0, |w| w.clause);
-    let words: Vec<String> = r
-        .words
+    r.words
         .iter()
         .take_while(|w| w.clause == first)
         .filter(|w| !STOPWORDS.contains(&w.norm.as_str()) && !w.number)
         .map(|w| w.norm.clone())
-        .collect();
-    (words, r.clauses.get(first).map_or(String::new(), |c| clip(c, 80)))
+        .collect()
 }
 
 /// Words that end the first noun phrase.

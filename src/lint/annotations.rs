@@ -29,32 +29,23 @@ const DESTRUCTIVE: &[&str] = &[
     "truncates",
 ];
 
-/// `lint-annotation-contradiction`: hints that cannot all be true, or a destructive description under
-/// hints that promise no harm.
+/// `lint-annotation-contradiction`: a description that says the tool deletes or overwrites, under
+/// hints that promise it does not.
+///
+/// The hints are read as the MCP `ToolAnnotations` definition reads them: absent ones take their
+/// defaults (`readOnlyHint: false`, `destructiveHint: true`, `idempotentHint: false`), and
+/// `destructiveHint` and `idempotentHint` are "meaningful only when `readOnlyHint == false`". So a
+/// read-only tool with either of them set, either way, contradicts nothing: clients ignore them (a
+/// server that spells out every hint, like github-mcp-server's `idempotentHint: false` on each
+/// read-only tool, is not warned about each one).
 pub(super) fn annotations(t: &Map<String, Value>, out: &mut Vec<Hit>) {
     let Some(Value::Object(a)) = t.get("annotations") else { return };
     let hint = |k: &str| a.get(k).and_then(Value::as_bool);
-    let mut say = |pointer: &str, detail: String| {
-        out.push(Hit::new(RuleId::LintAnnotationContradiction, pointer).var("detail", detail));
-    };
-    if hint("readOnlyHint") == Some(true) {
-        if hint("destructiveHint") == Some(true) {
-            say(
-                "/annotations/destructiveHint",
-                "`readOnlyHint: true` says the tool changes nothing, `destructiveHint: true` says it may destroy data"
-                    .into(),
-            );
-        }
-        if hint("idempotentHint") == Some(false) {
-            say(
-                "/annotations/idempotentHint",
-                "`readOnlyHint: true` says the tool changes nothing, so repeating a call cannot have more effect, yet `idempotentHint: false`".into(),
-            );
-        }
-    }
-    let promise = if hint("readOnlyHint") == Some(true) {
+    let read_only = hint("readOnlyHint").unwrap_or(false);
+    // The hint that promises no destructive effect, when one does.
+    let promise = if read_only {
         Some("readOnlyHint")
-    } else if hint("readOnlyHint") == Some(false) && hint("destructiveHint") == Some(false) {
+    } else if hint("destructiveHint") == Some(false) {
         Some("destructiveHint")
     } else {
         None
@@ -62,13 +53,11 @@ pub(super) fn annotations(t: &Map<String, Value>, out: &mut Vec<Hit>) {
     if let (Some(key), Some(description)) = (promise, t.get("description").and_then(Value::as_str))
         && let Some(verb) = destructive_verb(description)
     {
-        say(
-            &format!("/annotations/{key}"),
-            format!(
-                "`{key}: {}` promises no destructive effect, but the description says \"{verb}\"",
-                key == "readOnlyHint"
-            ),
+        let detail = format!(
+            "`{key}: {}` promises no destructive effect, but the description says \"{verb}\"",
+            key == "readOnlyHint"
         );
+        out.push(Hit::new(RuleId::LintAnnotationContradiction, format!("/annotations/{key}")).var("detail", detail));
     }
 }
 

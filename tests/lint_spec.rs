@@ -72,3 +72,44 @@ fn a_promise_the_description_breaks_is_a_contradiction() {
     assert!(message.contains("the description says \"delete\""), "{message}");
     assert!(!message.contains("each other"), "one hint against the description: {message}");
 }
+
+/// sentry-mcp's generated schemas (zod 4) put an optional nullable parameter's description on the
+/// non-null branch: 76 of the 84 `lint-missing-description` warnings of its `toolDefinitions.json`.
+#[test]
+fn a_description_inside_a_nullable_wrapper_is_a_description() {
+    let region = "The region URL for the organization you're querying, if known.";
+    let snapshot = json!({"tools": [{
+        "name": "add_issue_note",
+        "description": "Add a human-visible comment to a Sentry issue's activity feed.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "regionUrl": {"default": null, "anyOf": [{"type": "string", "description": region}, {"type": "null"}]},
+                "end": {"default": null, "oneOf": [
+                    {"type": "null"},
+                    {"type": "string", "format": "date-time", "description": "End of the window (ISO 8601)."},
+                ]},
+                // On the branch through a `$ref`, or on an `allOf` member.
+                "project": {"anyOf": [{"$ref": "#/$defs/Project"}, {"type": "null"}]},
+                "sort": {"allOf": [{"type": "string", "description": "Sort order."}]},
+                // On the property, around a branch without one: also described.
+                "limit": {"description": "At most this many.", "anyOf": [{"type": "integer"}, {"type": "null"}]},
+                // Nothing anywhere: still missing.
+                "cursor": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "blank": {"anyOf": [{"type": "string", "description": "  "}, {"type": "null"}]},
+                "loop": {"$ref": "#/$defs/Loop"},
+            },
+            "$defs": {
+                "Project": {"type": "string", "description": "The project slug."},
+                "Loop": {"anyOf": [{"$ref": "#/$defs/Loop"}]},
+            },
+            "additionalProperties": false,
+        },
+    }]});
+    let pointers: Vec<String> =
+        hits(&snapshot, RuleId::LintMissingDescription).into_iter().map(|(_, pointer)| pointer).collect();
+    assert_eq!(
+        pointers,
+        ["/inputSchema/properties/blank", "/inputSchema/properties/cursor", "/inputSchema/properties/loop"]
+    );
+}

@@ -444,6 +444,11 @@ fn meta_validator(d: jsonschema::Draft) -> jsonschema::meta::MetaValidator<'stat
     }
 }
 
+/// `lint-schema-invalid` at `error`: the schema is invalid, what that does, what to do.
+const INVALID: &str = "is not valid JSON Schema";
+const REJECTED: &str = "a schema it rejects makes some clients drop the tool, others skip validation silently";
+const FIX: &str = "fix it so that it validates against its meta-schema";
+
 /// At most this many meta-schema violations are reported per schema.
 const MAX_INVALID: usize = 10;
 
@@ -457,7 +462,10 @@ fn schema_checks(doc: &Doc<'_>, out: &mut Vec<Hit>) {
                 Hit::new(RuleId::LintSchemaInvalid, format!("{base}/$schema"))
                     .var("what", side)
                     .var("dialect", "any dialect")
-                    .var("detail", "`$schema` must be a URI string".to_owned()),
+                    .var("detail", "`$schema` must be a URI string".to_owned())
+                    .var("how", INVALID)
+                    .var("effect", REJECTED)
+                    .var("advice", FIX),
             );
             return;
         }
@@ -466,6 +474,9 @@ fn schema_checks(doc: &Doc<'_>, out: &mut Vec<Hit>) {
                 Hit::new(RuleId::LintSchemaInvalid, format!("{base}/$schema"))
                     .severity(Severity::Warning)
                     .var("what", side)
+                    .var("how", "could not be checked")
+                    .var("effect", "one that does not know the dialect `$schema` names may reject the schema, or skip validation silently")
+                    .var("advice", "name a dialect they know in `$schema`: 2020-12, which MCP specifies, or none")
                     .var("dialect", "unknown dialect")
                     .var(
                         "detail",
@@ -491,7 +502,10 @@ fn schema_checks(doc: &Doc<'_>, out: &mut Vec<Hit>) {
             Hit::new(RuleId::LintSchemaInvalid, pointer.clone())
                 .var("what", side)
                 .var("dialect", dialect_name(draft))
-                .var("detail", escape(message)),
+                .var("detail", escape(message))
+                .var("how", INVALID)
+                .var("effect", REJECTED)
+                .var("advice", FIX),
         );
     }
     references(doc, out);
@@ -611,7 +625,8 @@ fn required_declared(doc: &Doc<'_>, out: &mut Vec<Hit>) {
                         .var(
                             "detail",
                             "; `additionalProperties: false` in the same schema forbids it, so no object is valid here",
-                        ),
+                        )
+                        .var("effect", "makes every call invalid when the same schema forbids undeclared names (`additionalProperties: false`)"),
                 );
                 continue;
             }
@@ -623,7 +638,11 @@ fn required_declared(doc: &Doc<'_>, out: &mut Vec<Hit>) {
                         .severity(Severity::Warning)
                         .var("name", escape(name))
                         .var("path", where_(ptr))
-                        .var("detail", "; callers are told to send it but not what it is"),
+                        .var("detail", "; callers are told to send it but not what it is")
+                        .var(
+                            "effect",
+                            "asks callers for a value they know nothing about (the schema is open, so a call that sends one can be valid)",
+                        ),
                 );
             }
         }

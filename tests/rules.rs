@@ -113,6 +113,7 @@ fn templates_only_use_known_placeholders() {
         "kept",
         "dialect",
         "version",
+        "advice",
     ];
     for rule in RuleId::ALL {
         let m = rule.meta();

@@ -8,11 +8,19 @@ use crate::checks;
 use crate::load::escape;
 use crate::load::span::escape_token;
 
-/// What one revision of the MCP `Tool` definition adds to the rules above.
+/// What an `error` of this rule says: the revision's `Tool` definition rejects the tool.
+const NOT_VALID: &str = "not valid for";
+
+/// What one revision of the MCP `Tool` definition adds to the other lint rules.
 pub(super) fn protocol(t: &Map<String, Value>, p: Protocol, out: &mut Vec<Hit>) {
     let version = p.as_str();
     let mut hit = |pointer: String, detail: String| {
-        out.push(Hit::new(RuleId::LintProtocolVersion, pointer).var("version", version).var("detail", detail));
+        out.push(
+            Hit::new(RuleId::LintProtocolVersion, pointer)
+                .var("how", NOT_VALID)
+                .var("version", version)
+                .var("detail", detail),
+        );
     };
     let object_roots = p < Protocol::V2026_07_28;
     match t.get("outputSchema") {
@@ -47,7 +55,7 @@ pub(super) fn protocol(t: &Map<String, Value>, p: Protocol, out: &mut Vec<Hit>) 
         let exists = version >= since && until.is_none_or(|u| version < u);
         (t.contains_key(key) && !exists).then(|| {
             let span = until.map_or_else(|| format!("from {since}"), |u| format!("from {since} until {u}"));
-            format!("`{key}` is not part of MCP {version} (it exists {span}); clients on this version ignore it")
+            format!("`{key}` is not part of this revision (it exists {span})")
         })
     };
     for (key, since, until) in [("icons", "2025-11-25", None), ("execution", "2025-11-25", Some("2026-07-28"))] {
@@ -55,6 +63,7 @@ pub(super) fn protocol(t: &Map<String, Value>, p: Protocol, out: &mut Vec<Hit>) 
             out.push(
                 Hit::new(RuleId::LintProtocolVersion, format!("/{key}"))
                     .severity(Severity::Warning)
+                    .var("how", "ignored by clients of")
                     .var("version", version)
                     .var("detail", detail),
             );
@@ -63,6 +72,7 @@ pub(super) fn protocol(t: &Map<String, Value>, p: Protocol, out: &mut Vec<Hit>) 
             for (pointer, detail) in problems {
                 out.push(
                     Hit::new(RuleId::LintProtocolVersion, format!("/{key}{pointer}"))
+                        .var("how", NOT_VALID)
                         .var("version", version)
                         .var("detail", detail),
                 );

@@ -134,6 +134,16 @@ pub(crate) fn standalone(
     }
 }
 
+impl Finding {
+    /// A finding about a whole snapshot rather than one tool (the `lint-open-input` summary): its `tool`
+    /// and `pointer` are empty, and renderers name no tool for it. A tool may itself be named `""`, so
+    /// this, not an empty name, tells them apart.
+    #[must_use]
+    pub fn is_summary(&self) -> bool {
+        self.rule == RuleId::LintOpenInput
+    }
+}
+
 struct Draft {
     rule: RuleId,
     severity: Option<Severity>,

@@ -16,11 +16,12 @@ use serde_json::{Map, Value};
 use crate::catalog::{RuleId, Severity};
 use crate::checks::{self, Finding};
 use crate::load::span::escape_token;
-use crate::load::{Snapshot, Sources, escape, hidden_kind};
+use crate::load::{Snapshot, Sources, Tool, escape, hidden_kind};
 use crate::schema::{self, RefProblem};
 
 mod annotations;
 mod descriptions;
+mod open_input;
 mod protocol;
 
 /// An MCP protocol revision whose `Tool` definition `--protocol` checks against.
@@ -64,14 +65,26 @@ pub struct Options {
 /// Lints every tool of a snapshot (in parallel), sorted like diff findings.
 #[must_use]
 pub fn lint(snapshot: &Snapshot, sources: &Sources, options: Options) -> Vec<Finding> {
-    let mut out: Vec<Finding> = snapshot
+    // `lint-open-input` is one summary of the snapshot, not one finding per tool: each tool only says
+    // whether it is open.
+    let per_tool: Vec<(Vec<Finding>, Option<&Tool>)> = snapshot
         .tools
         .par_iter()
-        .flat_map_iter(|(_, tool)| {
-            let hits = tool_hits(&tool.parse(), options);
-            hits.into_iter().map(|h| checks::standalone(h.rule, h.severity, tool, h.pointer, h.vars, sources))
+        .map(|(_, tool)| {
+            let (open, hits): (Vec<Hit>, Vec<Hit>) =
+                tool_hits(&tool.parse(), options).into_iter().partition(|h| h.rule == RuleId::LintOpenInput);
+            let findings =
+                hits.into_iter().map(|h| checks::standalone(h.rule, h.severity, tool, h.pointer, h.vars, sources));
+            (findings.collect(), (!open.is_empty()).then_some(tool))
         })
         .collect();
+    let mut open: Vec<&Tool> = Vec::new();
+    let mut out: Vec<Finding> = Vec::new();
+    for (findings, tool) in per_tool {
+        out.extend(findings);
+        open.extend(tool);
+    }
+    out.extend(open_input::summary(&open, snapshot.tools.len(), sources));
     // Each repeat is reported where it is: "definition 2 of 3, first at file:line:column".
     let mut totals: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for tool in &snapshot.repeated {

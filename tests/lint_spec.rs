@@ -113,3 +113,63 @@ fn a_description_inside_a_nullable_wrapper_is_a_description() {
         ["/inputSchema/properties/blank", "/inputSchema/properties/cursor", "/inputSchema/properties/loop"]
     );
 }
+
+fn open_tool(name: &str) -> Value {
+    json!({"name": name, "description": "A tool.", "inputSchema": {"type": "object", "properties": {}}})
+}
+
+/// Most SDKs leave every `inputSchema` open: github-mcp-server's toolsnaps at v1.10.1 gave 117
+/// `lint-open-input` notes, one per tool. It is one summary per snapshot that counts and names them.
+#[test]
+fn open_input_is_one_summary_per_snapshot() {
+    let mut tools: Vec<Value> = (0..8).map(|i| open_tool(&format!("tool_{i}"))).collect();
+    tools.push(tool("closed", "A closed tool.", &json!({"readOnlyHint": true})));
+    let analysis = lint(&json!({"tools": tools}));
+    let open: Vec<&mcp_drift::Finding> = analysis.findings.iter().filter(|f| f.rule == RuleId::LintOpenInput).collect();
+    assert_eq!(open.len(), 1, "{open:#?}");
+    let f = open[0];
+    assert_eq!((f.tool.as_str(), f.pointer.as_str()), ("", ""));
+    assert!(f.message.contains("in 8 of 9 tools"), "{}", f.message);
+    assert!(f.message.contains("`tool_0`, `tool_1`, `tool_2`, `tool_3`, `tool_4` and 3 more"), "{}", f.message);
+    assert_eq!(f.notes, ["open: `tool_0`, `tool_1`, `tool_2`, `tool_3`, `tool_4`, `tool_5`, `tool_6`, `tool_7`"]);
+    // Located at the first open tool's `inputSchema`, so every format has a place to point at.
+    assert!(f.new.is_some());
+    // The human line names no tool; the summary line counts the finding, not a tool.
+    let human = mcp_drift::report::human::render(&analysis, false);
+    assert!(
+        human.starts_with("note[lint-open-input]: `inputSchema` accepts undeclared arguments in 8 of 9"),
+        "{human}"
+    );
+    assert!(human.ends_with("0 errors, 0 warnings, 1 info\n"), "{human}");
+    let json: Value = serde_json::from_str(&mcp_drift::report::json::render(&analysis)).unwrap();
+    assert_eq!(json["findings"][0]["tool"], "");
+    assert_eq!(json["findings"][0]["notes"][0], f.notes[0].as_str());
+}
+
+/// The fingerprint names the rule (and in a multi-snapshot run, the snapshot), not which tools are open:
+/// a baseline keeps matching it as tools come and go. Its evidence is the list of open tools, so a
+/// baseline that accepted 2 open tools reports a third.
+#[test]
+fn open_input_summary_has_a_stable_place_and_the_open_tools_as_evidence() {
+    let two = lint(&json!({"tools": [open_tool("a"), open_tool("b")]}));
+    let three = lint(&json!({"tools": [open_tool("a"), open_tool("b"), open_tool("c")]}));
+    let other = lint(&json!({"tools": [open_tool("x")]}));
+    let summary =
+        |a: &mcp_drift::Analysis| a.findings.iter().find(|f| f.rule == RuleId::LintOpenInput).unwrap().clone();
+    let (two, three, other) = (summary(&two), summary(&three), summary(&other));
+    assert_eq!(two.fingerprint, three.fingerprint);
+    assert_eq!(two.fingerprint, other.fingerprint);
+    assert_eq!(two.fingerprint, mcp_drift::checks::fingerprint("lint-open-input", "", ""));
+    assert!(two.evidence.is_some());
+    assert_ne!(two.evidence, three.evidence);
+    // A baseline written for the two open tools accepts the same list and reports the third.
+    let policy_dir = tempfile::tempdir().unwrap();
+    let path = policy_dir.path().join("baseline.json");
+    let baseline = mcp_drift::policy::baseline_of(std::slice::from_ref(&two), "accepted");
+    std::fs::write(&path, serde_json::to_string(&baseline).unwrap()).unwrap();
+    let policy = mcp_drift::policy::Policy::default().with_baseline(&path).unwrap();
+    assert!(policy.apply(vec![two.clone()]).kept.is_empty());
+    let applied = policy.apply(vec![three]);
+    assert_eq!(applied.kept.len(), 1);
+    assert!(applied.kept[0].notes.iter().any(|n| n.contains("was a different one")), "{:?}", applied.kept[0].notes);
+}

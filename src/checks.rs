@@ -139,6 +139,16 @@ pub(crate) fn standalone(
     }
 }
 
+impl Finding {
+    /// A finding about a whole snapshot rather than one tool (the `lint-open-input` summary): its `tool`
+    /// and `pointer` are empty, and renderers name no tool for it. A tool may itself be named `""`, so
+    /// this, not an empty name, tells them apart.
+    #[must_use]
+    pub fn is_summary(&self) -> bool {
+        self.rule == RuleId::LintOpenInput
+    }
+}
+
 struct Draft {
     rule: RuleId,
     severity: Option<Severity>,
@@ -475,7 +485,14 @@ fn schema_draft(
             } else {
                 let d = Draft::new(R::OutputPropertyRemoved).old().var("path", old_path);
                 let d = d.var("presence", if *was_required { "always present" } else { "optional" });
-                if *was_required { d.severity(Severity::Error) } else { d.severity(Severity::Warning) }
+                if *was_required {
+                    d.severity(Severity::Error).var("effect", "it is gone, so the next step works with a missing value")
+                } else {
+                    d.severity(Severity::Warning).var(
+                        "effect",
+                        "it was optional, so careful consumers handle its absence, but code that expected it whenever it applied now never gets it",
+                    )
+                }
             }
         }
         SchemaChange::PropertyRenamed { from, to, fate } => {
@@ -510,12 +527,18 @@ fn schema_draft(
                     .var("path", new_path)
                     .var("presence", if *required { "always present" } else { "optional" });
                 if *old_closed {
-                    d.severity(Severity::Error).var(
-                        "note",
-                        " The old schema had `additionalProperties: false`, so consumers that validate results reject it.",
-                    )
+                    d.severity(Severity::Error)
+                        .var("note", " The old schema had `additionalProperties: false`.")
+                        .var(
+                            "effect",
+                            format!(", but consumers that validate results against the old schema reject every result that carries `{new_path}`"),
+                        )
+                        .var(
+                            "advice",
+                            format!(", and return `{new_path}` only once consumers that validate results accept it; announce it (a result schema without `additionalProperties: false` keeps later additions additive)"),
+                        )
                 } else {
-                    d.var("note", "")
+                    d.var("note", "").var("effect", ": the change is additive").var("advice", "; nothing to migrate")
                 }
             }
         }

@@ -16,8 +16,13 @@ use serde_json::{Map, Value};
 use crate::catalog::{RuleId, Severity};
 use crate::checks::{self, Finding};
 use crate::load::span::escape_token;
-use crate::load::{Snapshot, Sources, escape, hidden_kind};
+use crate::load::{Snapshot, Sources, Tool, escape, hidden_kind};
 use crate::schema::{self, RefProblem};
+
+mod annotations;
+mod descriptions;
+mod open_input;
+mod protocol;
 
 /// An MCP protocol revision whose `Tool` definition `--protocol` checks against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -60,14 +65,26 @@ pub struct Options {
 /// Lints every tool of a snapshot (in parallel), sorted like diff findings.
 #[must_use]
 pub fn lint(snapshot: &Snapshot, sources: &Sources, options: Options) -> Vec<Finding> {
-    let mut out: Vec<Finding> = snapshot
+    // `lint-open-input` is one summary of the snapshot, not one finding per tool: each tool only says
+    // whether it is open.
+    let per_tool: Vec<(Vec<Finding>, Option<&Tool>)> = snapshot
         .tools
         .par_iter()
-        .flat_map_iter(|(_, tool)| {
-            let hits = tool_hits(&tool.parse(), options);
-            hits.into_iter().map(|h| checks::standalone(h.rule, h.severity, tool, h.pointer, h.vars, sources))
+        .map(|(_, tool)| {
+            let (open, hits): (Vec<Hit>, Vec<Hit>) =
+                tool_hits(&tool.parse(), options).into_iter().partition(|h| h.rule == RuleId::LintOpenInput);
+            let findings =
+                hits.into_iter().map(|h| checks::standalone(h.rule, h.severity, tool, h.pointer, h.vars, sources));
+            (findings.collect(), (!open.is_empty()).then_some(tool))
         })
         .collect();
+    let mut open: Vec<&Tool> = Vec::new();
+    let mut out: Vec<Finding> = Vec::new();
+    for (findings, tool) in per_tool {
+        out.extend(findings);
+        open.extend(tool);
+    }
+    out.extend(open_input::summary(&open, snapshot.tools.len(), sources));
     // Each repeat is reported where it is: "definition 2 of 3, first at file:line:column".
     let mut totals: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for tool in &snapshot.repeated {
@@ -132,8 +149,8 @@ fn tool_hits(tool: &Value, options: Options) -> Vec<Hit> {
     tool_name(name, &mut out);
     tool_members(t, &mut out);
     hidden_text(t, &docs, &mut out);
-    descriptions(t, &mut out);
-    annotations(t, &mut out);
+    descriptions::descriptions(t, &mut out);
+    annotations::annotations(t, &mut out);
     match t.get("inputSchema") {
         Some(Value::Object(root)) => {
             input_shape(root, &mut out);
@@ -160,7 +177,7 @@ fn tool_hits(tool: &Value, options: Options) -> Vec<Hit> {
         }
     }
     if let Some(p) = options.protocol {
-        protocol(t, p, &mut out);
+        protocol::protocol(t, p, &mut out);
     }
     out
 }
@@ -296,109 +313,6 @@ fn hidden_detail(text: &str) -> Option<String> {
         detail.push(format!("and {} more", found.len() - 3));
     }
     Some(detail.join(", "))
-}
-
-/// `lint-missing-description`: the tool and each top-level parameter.
-fn descriptions(t: &Map<String, Value>, out: &mut Vec<Hit>) {
-    // A description of the wrong type is `lint-tool-invalid`, not missing.
-    let blank = |v: Option<&Value>| v.is_none_or(|v| v.as_str().is_some_and(|s| s.trim().is_empty()));
-    if blank(t.get("description")) {
-        let pointer = if t.contains_key("description") { "/description" } else { "" };
-        out.push(Hit::new(RuleId::LintMissingDescription, pointer).var("what", "the tool"));
-    }
-    let Some(root) = t.get("inputSchema").filter(|v| v.is_object()) else { return };
-    let Some(Value::Object(props)) = root.get("properties") else { return };
-    for (name, schema) in props {
-        // A parameter described where its `$ref` points is described.
-        let target =
-            schema.get("$ref").and_then(Value::as_str).and_then(|r| schema::resolve(root, schema.as_object(), r).ok());
-        let described = !blank(schema.get("description")) || target.is_some_and(|(_, v)| !blank(v.get("description")));
-        if !described {
-            out.push(
-                Hit::new(RuleId::LintMissingDescription, format!("/inputSchema/properties/{}", escape_token(name)))
-                    .var("what", format!("parameter `{}`", escape(name))),
-            );
-        }
-    }
-}
-
-/// Verbs that say a tool deletes or overwrites something.
-const DESTRUCTIVE: &[&str] = &[
-    "delete",
-    "deletes",
-    "deleting",
-    "remove",
-    "removes",
-    "removing",
-    "destroy",
-    "destroys",
-    "drop",
-    "drops",
-    "purge",
-    "purges",
-    "erase",
-    "erases",
-    "wipe",
-    "wipes",
-    "overwrite",
-    "overwrites",
-    "truncate",
-    "truncates",
-];
-
-/// `lint-annotation-contradiction`: hints that cannot all be true, or a destructive description under
-/// hints that promise no harm.
-fn annotations(t: &Map<String, Value>, out: &mut Vec<Hit>) {
-    let Some(Value::Object(a)) = t.get("annotations") else { return };
-    let hint = |k: &str| a.get(k).and_then(Value::as_bool);
-    let mut say = |pointer: &str, detail: String| {
-        out.push(Hit::new(RuleId::LintAnnotationContradiction, pointer).var("detail", detail));
-    };
-    if hint("readOnlyHint") == Some(true) {
-        if hint("destructiveHint") == Some(true) {
-            say(
-                "/annotations/destructiveHint",
-                "`readOnlyHint: true` says the tool changes nothing, `destructiveHint: true` says it may destroy data"
-                    .into(),
-            );
-        }
-        if hint("idempotentHint") == Some(false) {
-            say(
-                "/annotations/idempotentHint",
-                "`readOnlyHint: true` says the tool changes nothing, so repeating a call cannot have more effect, yet `idempotentHint: false`".into(),
-            );
-        }
-    }
-    let promise = if hint("readOnlyHint") == Some(true) {
-        Some("readOnlyHint")
-    } else if hint("readOnlyHint") == Some(false) && hint("destructiveHint") == Some(false) {
-        Some("destructiveHint")
-    } else {
-        None
-    };
-    if let (Some(key), Some(description)) = (promise, t.get("description").and_then(Value::as_str))
-        && let Some(verb) = destructive_verb(description)
-    {
-        say(
-            &format!("/annotations/{key}"),
-            format!(
-                "`{key}: {}` promises no destructive effect, but the description says \"{verb}\"",
-                key == "readOnlyHint"
-            ),
-        );
-    }
-}
-
-/// The first destructive verb of a text that is not negated just before it ("never deletes").
-fn destructive_verb(text: &str) -> Option<String> {
-    let words: Vec<String> =
-        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
-    words.iter().enumerate().find_map(|(i, w)| {
-        let negated = words[i.saturating_sub(3)..i]
-            .iter()
-            .any(|p| matches!(p.as_str(), "not" | "never" | "no" | "without" | "nothing" | "doesn" | "won" | "cannot"));
-        (DESTRUCTIVE.contains(&w.as_str()) && !negated).then(|| w.clone())
-    })
 }
 
 /// `lint-input-not-object`, `lint-root-combinator`, `lint-open-input`: the root of `inputSchema`.
@@ -543,6 +457,11 @@ fn meta_validator(d: jsonschema::Draft) -> jsonschema::meta::MetaValidator<'stat
     }
 }
 
+/// `lint-schema-invalid` at `error`: the schema is invalid, what that does, what to do.
+const INVALID: &str = "is not valid JSON Schema";
+const REJECTED: &str = "a schema it rejects makes some clients drop the tool, others skip validation silently";
+const FIX: &str = "fix it so that it validates against its meta-schema";
+
 /// At most this many meta-schema violations are reported per schema.
 const MAX_INVALID: usize = 10;
 
@@ -556,7 +475,10 @@ fn schema_checks(doc: &Doc<'_>, out: &mut Vec<Hit>) {
                 Hit::new(RuleId::LintSchemaInvalid, format!("{base}/$schema"))
                     .var("what", side)
                     .var("dialect", "any dialect")
-                    .var("detail", "`$schema` must be a URI string".to_owned()),
+                    .var("detail", "`$schema` must be a URI string".to_owned())
+                    .var("how", INVALID)
+                    .var("effect", REJECTED)
+                    .var("advice", FIX),
             );
             return;
         }
@@ -565,6 +487,9 @@ fn schema_checks(doc: &Doc<'_>, out: &mut Vec<Hit>) {
                 Hit::new(RuleId::LintSchemaInvalid, format!("{base}/$schema"))
                     .severity(Severity::Warning)
                     .var("what", side)
+                    .var("how", "could not be checked")
+                    .var("effect", "one that does not know the dialect `$schema` names may reject the schema, or skip validation silently")
+                    .var("advice", "name a dialect they know in `$schema`: 2020-12, which MCP specifies, or none")
                     .var("dialect", "unknown dialect")
                     .var(
                         "detail",
@@ -590,7 +515,10 @@ fn schema_checks(doc: &Doc<'_>, out: &mut Vec<Hit>) {
             Hit::new(RuleId::LintSchemaInvalid, pointer.clone())
                 .var("what", side)
                 .var("dialect", dialect_name(draft))
-                .var("detail", escape(message)),
+                .var("detail", escape(message))
+                .var("how", INVALID)
+                .var("effect", REJECTED)
+                .var("advice", FIX),
         );
     }
     references(doc, out);
@@ -710,7 +638,8 @@ fn required_declared(doc: &Doc<'_>, out: &mut Vec<Hit>) {
                         .var(
                             "detail",
                             "; `additionalProperties: false` in the same schema forbids it, so no object is valid here",
-                        ),
+                        )
+                        .var("effect", "makes every call invalid when the same schema forbids undeclared names (`additionalProperties: false`)"),
                 );
                 continue;
             }
@@ -722,7 +651,11 @@ fn required_declared(doc: &Doc<'_>, out: &mut Vec<Hit>) {
                         .severity(Severity::Warning)
                         .var("name", escape(name))
                         .var("path", where_(ptr))
-                        .var("detail", "; callers are told to send it but not what it is"),
+                        .var("detail", "; callers are told to send it but not what it is")
+                        .var(
+                            "effect",
+                            "asks callers for a value they know nothing about (the schema is open, so a call that sends one can be valid)",
+                        ),
                 );
             }
         }
@@ -839,116 +772,4 @@ fn standalone_validator(
         }
     }
     jsonschema::options().with_draft(draft).build(&Value::Object(schema)).ok()
-}
-
-/// `lint-protocol-version`: what one revision of the MCP `Tool` definition adds to the rules above.
-fn protocol(t: &Map<String, Value>, p: Protocol, out: &mut Vec<Hit>) {
-    let version = p.as_str();
-    let mut hit = |pointer: String, detail: String| {
-        out.push(Hit::new(RuleId::LintProtocolVersion, pointer).var("version", version).var("detail", detail));
-    };
-    let object_roots = p < Protocol::V2026_07_28;
-    match t.get("outputSchema") {
-        Some(Value::Object(o)) if object_roots && o.get("type") != Some(&Value::String("object".into())) => hit(
-            "/outputSchema".into(),
-            "`outputSchema` must have `\"type\": \"object\"` at its root (any schema is allowed from 2026-07-28)"
-                .into(),
-        ),
-        Some(Value::Bool(_)) => {
-            hit("/outputSchema".into(), "`outputSchema` must be a schema object, not a boolean".into());
-        }
-        _ => {}
-    }
-    if object_roots {
-        for side in ["inputSchema", "outputSchema"] {
-            let Some(Value::Object(props)) = t.get(side).and_then(|s| s.get("properties")) else { continue };
-            for (name, schema) in props {
-                if !schema.is_object() {
-                    hit(
-                        format!("/{side}/properties/{}", escape_token(name)),
-                        format!(
-                            "the schema of `{}` must be an object, not {} (boolean property schemas are allowed from 2026-07-28)",
-                            escape(name),
-                            kind_of(schema)
-                        ),
-                    );
-                }
-            }
-        }
-    }
-    let absent = |key: &str, since: &str, until: Option<&str>| {
-        let exists = version >= since && until.is_none_or(|u| version < u);
-        (t.contains_key(key) && !exists).then(|| {
-            let span = until.map_or_else(|| format!("from {since}"), |u| format!("from {since} until {u}"));
-            format!("`{key}` is not part of MCP {version} (it exists {span}); clients on this version ignore it")
-        })
-    };
-    for (key, since, until) in [("icons", "2025-11-25", None), ("execution", "2025-11-25", Some("2026-07-28"))] {
-        if let Some(detail) = absent(key, since, until) {
-            out.push(
-                Hit::new(RuleId::LintProtocolVersion, format!("/{key}"))
-                    .severity(Severity::Warning)
-                    .var("version", version)
-                    .var("detail", detail),
-            );
-        } else if t.contains_key(key) {
-            let problems = if key == "icons" { icons(&t[key]) } else { execution(&t[key]) };
-            for (pointer, detail) in problems {
-                out.push(
-                    Hit::new(RuleId::LintProtocolVersion, format!("/{key}{pointer}"))
-                        .var("version", version)
-                        .var("detail", detail),
-                );
-            }
-        }
-    }
-}
-
-/// Problems of an `icons` member against the `Icon` definition.
-fn icons(v: &Value) -> Vec<(String, String)> {
-    let Value::Array(list) = v else {
-        return vec![(String::new(), format!("`icons` must be an array, found {}", kind_of(v)))];
-    };
-    let mut out = Vec::new();
-    for (i, icon) in list.iter().enumerate() {
-        let Value::Object(m) = icon else {
-            out.push((format!("/{i}"), format!("an icon must be an object, found {}", kind_of(icon))));
-            continue;
-        };
-        match m.get("src") {
-            Some(Value::String(_)) => {}
-            Some(other) => out.push((format!("/{i}/src"), format!("`src` must be a string, found {}", kind_of(other)))),
-            None => out.push((format!("/{i}"), "an icon needs a `src`".into())),
-        }
-        if let Some(x) = m.get("mimeType").filter(|x| !x.is_string()) {
-            out.push((format!("/{i}/mimeType"), format!("`mimeType` must be a string, found {}", kind_of(x))));
-        }
-        if let Some(x) = m.get("sizes").filter(|x| !x.as_array().is_some_and(|a| a.iter().all(Value::is_string))) {
-            out.push((
-                format!("/{i}/sizes"),
-                format!("`sizes` must be an array of strings, found {}", checks::show(x)),
-            ));
-        }
-        if let Some(x) = m.get("theme").filter(|x| !matches!(x.as_str(), Some("dark" | "light"))) {
-            out.push((
-                format!("/{i}/theme"),
-                format!("`theme` must be \"dark\" or \"light\", found {}", checks::show(x)),
-            ));
-        }
-    }
-    out
-}
-
-/// Problems of an `execution` member against the 2025-11-25 `ToolExecution` definition.
-fn execution(v: &Value) -> Vec<(String, String)> {
-    let Value::Object(m) = v else {
-        return vec![(String::new(), format!("`execution` must be an object, found {}", kind_of(v)))];
-    };
-    match m.get("taskSupport") {
-        Some(x) if !matches!(x.as_str(), Some("forbidden" | "optional" | "required")) => vec![(
-            "/taskSupport".into(),
-            format!("`taskSupport` must be \"forbidden\", \"optional\" or \"required\", found {}", checks::show(x)),
-        )],
-        _ => Vec::new(),
-    }
 }

@@ -146,7 +146,7 @@ pub fn classify(old: &str, new: &str) -> Verdict {
         && changes.iter().all(|c| {
             c.new.is_none()
                 && !matches!(c.kind, FactKind::Default | FactKind::Unit)
-                && !(c.kind == FactKind::Number && c.grave)
+                && (c.kind != FactKind::Number || !c.grave)
                 // A named parameter that is gone from the text is not an explanation cut short.
                 && !(c.kind == FactKind::Literal && c.old.as_deref().is_some_and(|o| o.starts_with('`')))
         })

@@ -23,7 +23,8 @@ pub struct Summary {
     pub error: usize,
     pub warning: usize,
     pub info: usize,
-    /// Tools with at least one finding.
+    /// Tools with at least one finding (a finding about the whole snapshot, `lint-open-input`, names
+    /// no tool and is not counted here).
     pub tools: usize,
 }
 
@@ -38,16 +39,27 @@ impl Summary {
                 Severity::Warning => s.warning += 1,
                 Severity::Info => s.info += 1,
             }
-            tools.insert((f.snapshot.as_deref(), f.tool.as_str()));
+            if !f.is_summary() {
+                tools.insert((f.snapshot.as_deref(), f.tool.as_str()));
+            }
         }
         s.tools = tools.len();
         s
     }
 
-    /// `2 errors, 1 warning, 0 infos across 3 tools`.
+    /// `2 errors, 1 warning, 0 infos across 3 tools` (`0 errors, 0 warnings, 1 info` when the only
+    /// finding is about the whole snapshot).
     #[must_use]
     pub fn line(&self) -> String {
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        if self.tools == 0 {
+            return format!(
+                "{}, {}, {}",
+                plural(self.error, "error"),
+                plural(self.warning, "warning"),
+                plural(self.info, "info")
+            );
+        }
         format!(
             "{}, {}, {} across {}",
             plural(self.error, "error"),

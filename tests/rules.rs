@@ -114,6 +114,7 @@ fn templates_only_use_known_placeholders() {
         "dialect",
         "version",
         "consequence",
+        "advice",
     ];
     for rule in RuleId::ALL {
         let m = rule.meta();

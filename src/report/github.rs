@@ -47,7 +47,12 @@ pub fn render(analysis: &Analysis) -> String {
             props.push(format!("line={}", l.line));
             props.push(format!("col={}", l.column));
         }
-        props.push(format!("title={}", property(&format!("{} ({})", f.rule.as_str(), escape(&f.tool)))));
+        let title = if f.is_summary() {
+            f.rule.as_str().to_owned()
+        } else {
+            format!("{} ({})", f.rule.as_str(), escape(&f.tool))
+        };
+        props.push(format!("title={}", property(&title)));
         let message = format!("{}\n\nWhy: {}\nMigration: {}", escape(&f.message), escape(&f.why), escape(&f.migration));
         let _ = writeln!(out, "::{command} {}::{}", props.join(","), data(&message));
     }

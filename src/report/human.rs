@@ -151,9 +151,12 @@ fn diagnostic(f: &Finding, sources: &Sources) -> Diagnostic<FileId> {
     notes.push(format!("why: {}", escape(&f.why)));
     notes.push(format!("help: {}", escape(&f.migration)));
     base.with_code(f.rule.as_str())
-        .with_message(match &f.snapshot {
-            Some(file) => format!("{}: {}: {}", escape(file), escape(&f.tool), escape(&f.message)),
-            None => format!("{}: {}", escape(&f.tool), escape(&f.message)),
+        .with_message(match (&f.snapshot, f.is_summary()) {
+            (Some(file), false) => format!("{}: {}: {}", escape(file), escape(&f.tool), escape(&f.message)),
+            (Some(file), true) => format!("{}: {}", escape(file), escape(&f.message)),
+            // A finding about the whole snapshot (`lint-open-input`) has no tool to name.
+            (None, true) => escape(&f.message),
+            (None, false) => format!("{}: {}", escape(&f.tool), escape(&f.message)),
         })
         .with_labels(labels)
         .with_notes(notes)

@@ -26,22 +26,29 @@ fn xml(s: &str) -> String {
     out
 }
 
+/// The test case of findings about the whole snapshot.
+const ALL_TOOLS: &str = "(all tools)";
+
 /// `fail_on`: the lowest severity that fails a test case (`None`: nothing fails).
 #[must_use]
 pub fn render(analysis: &Analysis, fail_on: Option<Severity>) -> String {
+    // A finding about the whole snapshot (`lint-open-input`) has no tool: its own test case.
+    fn case(f: &Finding) -> &str {
+        if f.is_summary() { ALL_TOOLS } else { f.tool.as_str() }
+    }
     let mut tools: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
     let mut accepted: BTreeMap<&str, Vec<(&Finding, &str)>> = BTreeMap::new();
     for (f, reason) in &analysis.suppressed {
-        accepted.entry(&f.tool).or_default().push((f, reason));
+        accepted.entry(case(f)).or_default().push((f, reason));
     }
     for name in analysis.old.tools.keys().chain(analysis.new.tools.keys()) {
         tools.entry(name).or_default();
     }
     for (f, _) in &analysis.suppressed {
-        tools.entry(&f.tool).or_default();
+        tools.entry(case(f)).or_default();
     }
     for f in &analysis.findings {
-        tools.entry(&f.tool).or_default().push(f);
+        tools.entry(case(f)).or_default().push(f);
     }
     let fails = |f: &Finding| fail_on.is_some_and(|t| f.severity >= t);
     let failures = tools.values().filter(|fs| fs.iter().any(|f| fails(f))).count();

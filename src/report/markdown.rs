@@ -382,9 +382,9 @@ fn findings(out: String, analysis: &Analysis, links: &Links) -> String {
         [(Severity::Error, "Errors"), (Severity::Warning, "Warnings"), (Severity::Info, "Compatible changes")]
     {
         // Per snapshot file (directories of several snapshots) and tool.
-        let mut by_tool: BTreeMap<(Option<&str>, &str), Vec<&Finding>> = BTreeMap::new();
+        let mut by_tool: BTreeMap<(Option<&str>, &str, bool), Vec<&Finding>> = BTreeMap::new();
         for f in ordered.iter().filter(|f| f.severity == severity) {
-            by_tool.entry((f.snapshot.as_deref(), &f.tool)).or_default().push(f);
+            by_tool.entry((f.snapshot.as_deref(), &f.tool, f.is_summary())).or_default().push(f);
         }
         let n: usize = by_tool.values().map(Vec::len).sum();
         if n == 0 {
@@ -402,10 +402,13 @@ fn findings(out: String, analysis: &Analysis, links: &Links) -> String {
         // A heading goes out with the first finding under it that fits.
         let mut section = Some(section);
         let mut written = false;
-        for ((file, tool), findings) in by_tool {
-            let mut heading = Some(match file {
-                Some(file) => format!("#### {}: {}\n\n", code(file), code(tool)),
-                None => format!("#### {}\n\n", code(tool)),
+        for ((file, tool, summary), findings) in by_tool {
+            // A finding about the whole snapshot (`lint-open-input`) has no tool: "All tools".
+            let mut heading = Some(match (file, summary) {
+                (Some(file), false) => format!("#### {}: {}\n\n", code(file), code(tool)),
+                (Some(file), true) => format!("#### {}: all tools\n\n", code(file)),
+                (None, false) => format!("#### {}\n\n", code(tool)),
+                (None, true) => "#### All tools\n\n".to_owned(),
             });
             for f in findings {
                 let part = finding(f, analysis, links, &mut migrations);

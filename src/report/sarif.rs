@@ -112,7 +112,8 @@ pub fn render(analysis: &Analysis) -> String {
 /// the exact tool, pointer and witness as properties.
 fn result(f: &Finding) -> Value {
     let at = if f.at_old || f.new.is_none() { f.old.as_ref().or(f.new.as_ref()) } else { f.new.as_ref() };
-    let text = format!("{}: {} Why: {} Migration: {}", f.tool, f.message, f.why, f.migration);
+    let subject = if f.is_summary() { String::new() } else { format!("{}: ", f.tool) };
+    let text = format!("{subject}{} Why: {} Migration: {}", f.message, f.why, f.migration);
     let mut result = json!({
         "ruleId": f.rule.as_str(),
         "ruleIndex": RuleId::ALL.iter().position(|r| *r == f.rule).unwrap_or(0),

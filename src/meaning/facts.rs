@@ -86,6 +86,8 @@ pub(super) struct Reading {
     pub literals: Vec<String>,
     /// The sentence being read.
     sentence: usize,
+    /// Clauses that are section tags (`[DESC]`).
+    pub tags: Vec<usize>,
 }
 
 /// One extracted fact: a key that compares, and the words that show it.
@@ -178,7 +180,8 @@ pub(super) fn read(text: &str) -> Reading {
             i = rest.find("```").map_or(chars.len(), |e| i + 3 + rest[..e].chars().count() + 3);
             continue;
         }
-        // `[DESC]`, `[PARAM]`: section tags are markup.
+        // `[DESC]`, `[PARAM]`, `[DEPRECATED]`: a section tag is a clause of its own that says what
+        // follows, not what the value is; its word still counts (`[DEPRECATED]` is an obligation).
         if c == '[' {
             let tag: String = chars[i + 1..].iter().take(16).take_while(|d| **d != ']').collect();
             if !tag.is_empty()
@@ -188,6 +191,11 @@ pub(super) fn read(text: &str) -> Reading {
             {
                 flush_word(&mut cur, &mut r, example_depth.is_some());
                 end_clause(&mut r, &mut clause);
+                let lower = tag.to_lowercase();
+                push_word(&mut r, &tag, &fold(&lower));
+                clause.push_str(&tag);
+                end_clause(&mut r, &mut clause);
+                r.tags.push(r.clauses.len() - 1);
                 i += tag.len() + 2;
                 continue;
             }
@@ -578,9 +586,10 @@ fn restates_type(after: &[Word]) -> bool {
 
 /// The content words of the first clause: what the value or the tool is.
 pub(super) fn head(r: &Reading) -> Vec<String> {
-    let first = r.words.first().map_or(0, |w| w.clause);
+    let first = r.words.iter().find(|w| !r.tags.contains(&w.clause)).map_or(0, |w| w.clause);
     r.words
         .iter()
+        .skip_while(|w| w.clause < first)
         .take_while(|w| w.clause == first)
         .filter(|w| !STOPWORDS.contains(&w.norm.as_str()) && !w.number)
         .map(|w| w.norm.clone())
@@ -709,7 +718,7 @@ const ARTICLES: &[&str] = &[
 /// The head noun of the first noun phrase ("the maximum number of results" -> `result`; "page index"
 /// -> `index`; "Lists open alerts" -> `alert`), with the phrase as written.
 pub(super) fn head_noun(r: &Reading) -> Option<(String, String)> {
-    let mut first = r.words.first()?.clause;
+    let mut first = r.words.iter().find(|w| !r.tags.contains(&w.clause))?.clause;
     // "When true, shows ...", "If set, ...": the condition is not what the value denotes.
     let lead: Vec<&Word> = r.words.iter().take_while(|w| w.clause == first).collect();
     if lead.len() <= 3 && lead.first().is_some_and(|w| matches!(w.norm.as_str(), "when" | "if")) {
@@ -745,4 +754,21 @@ pub(super) fn head_noun(r: &Reading) -> Option<(String, String)> {
 
 fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n { s.to_owned() } else { format!("{}…", s.chars().take(n - 1).collect::<String>()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A lexicon word that folding turns into another word can never match (`deprecated` once read as
+    /// `deprecate`, so no deprecation was ever seen).
+    #[test]
+    fn every_lexicon_word_is_read_as_itself() {
+        for list in [UNITS, OBLIGATION, NEGATION, SCOPE, SIDE_EFFECTS, LIMIT, MINIMUM] {
+            for w in list {
+                let folded = fold(w);
+                assert!(list.contains(&folded.as_str()), "{w:?} is read as {folded:?}, which the list does not hold");
+            }
+        }
+    }
 }

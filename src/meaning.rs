@@ -77,7 +77,8 @@ const MAX_CHANGES: usize = 8;
 #[must_use]
 pub fn classify(old: &str, new: &str) -> Verdict {
     let diff = word_diff(old, new);
-    let (mut a, mut b) = (facts::read(old), facts::read(new));
+    let (wa, wb, from_start) = window(old, new);
+    let (mut a, mut b) = (facts::read(&wa), facts::read(&wb));
     let mended = facts::mend_typos(&mut a, &mut b);
     let mut changes = Vec::new();
     // What the value or tool denotes: the head noun of the first noun phrase, unless the other text
@@ -92,7 +93,7 @@ pub fn classify(old: &str, new: &str) -> Verdict {
     // articles" narrows the wording of the same count (measured on the dev edits: a shared word
     // makes it cosmetic about half the time).
     let disjoint = ha.iter().all(|w| !hb.contains(w));
-    if let (Some((na, pa)), Some((nb, pb))) = (facts::head_noun(&a), facts::head_noun(&b)) {
+    if let (true, Some((na, pa)), Some((nb, pb))) = (from_start, facts::head_noun(&a), facts::head_noun(&b)) {
         let anywhere = |r: &facts::Reading, w: &String| r.words.iter().any(|x| &x.norm == w);
         let moved = anywhere(&b, &na) && anywhere(&a, &nb);
         if na != nb && !moved && !first_words(&b).contains(&na) && !first_words(&a).contains(&nb) {
@@ -105,7 +106,7 @@ pub fn classify(old: &str, new: &str) -> Verdict {
             });
         }
     }
-    let (fa, fb) = (facts::facts(&a, stated_default(old)), facts::facts(&b, stated_default(new)));
+    let (fa, fb) = (facts::facts(&a, stated_default(&wa)), facts::facts(&b, stated_default(&wb)));
     let key = |f: &Fact| (f.kind, if f.kind == FactKind::Literal { literal_key(&f.key) } else { f.key.clone() });
     let (ka, kb): (BTreeSet<_>, BTreeSet<_>) = (fa.iter().map(key).collect(), fb.iter().map(key).collect());
     let removed: Vec<&Fact> = dedup(fa.iter().filter(|f| !kb.contains(&key(f))));
@@ -172,6 +173,29 @@ pub fn classify(old: &str, new: &str) -> Verdict {
     };
     changes.truncate(MAX_CHANGES);
     Verdict { meaning, changes, trigger, diff }
+}
+
+/// The parts of two descriptions that are read: the whole texts when they are short; for long texts,
+/// what lies between their common start and common end, with [`CONTEXT`] characters around it, so an
+/// edit at the end of a megabyte description is read and the cost stays bounded. The flag says
+/// whether the window starts at the beginning (only then is the first clause compared).
+fn window(old: &str, new: &str) -> (String, String, bool) {
+    /// The most characters read from each side.
+    const LIMIT: usize = 16 * 1024;
+    /// Unchanged characters kept before and after the changed part.
+    const CONTEXT: usize = 2048;
+    if old.len() <= LIMIT && new.len() <= LIMIT {
+        return (old.to_owned(), new.to_owned(), true);
+    }
+    let (a, b): (Vec<char>, Vec<char>) = (old.chars().collect(), new.chars().collect());
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..].iter().rev().zip(b[prefix..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let start = prefix.saturating_sub(CONTEXT);
+    let cut = |s: &[char]| -> String {
+        let end = (s.len() - suffix + CONTEXT).min(s.len());
+        s[start..end].iter().take(LIMIT).collect()
+    };
+    (cut(&a), cut(&b), start == 0)
 }
 
 /// Literal values compare without case and separators: `pull_number` and `pullNumber` are one name.

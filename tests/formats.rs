@@ -232,11 +232,11 @@ fn mixed() -> mcp_drift::Analysis {
         serde_json::json!({"name": name, "description": desc, "inputSchema": schema})
     };
     let old = serde_json::json!({"tools": [
-        tool("alpha", "Returns at most 100 items.", false, &["a", "b"]),
+        tool("alpha", "Lists open items.", false, &["a", "b"]),
         tool("beta", "Deploys.", false, &["a", "b"]),
     ]});
     let new = serde_json::json!({"tools": [
-        tool("alpha", "Returns at most 10 items.", true, &["a"]),
+        tool("alpha", "Lists open items and archives them.", true, &["a"]),
         tool("beta", "Deploys.", true, &["a"]),
     ]});
     mcp_drift::diff_texts(&old.to_string(), &new.to_string()).unwrap()
@@ -284,7 +284,7 @@ fn markdown_links_locations_when_the_repository_is_known() {
 #[test]
 fn markdown_shows_the_word_diff_of_a_description_edit() {
     let md = report::markdown::render(&mixed());
-    assert!(md.contains("  - Edit: Returns at most <del>100</del><ins>10</ins> items."), "{md}");
+    assert!(md.contains("  - Edit: Lists open items<del>.</del><ins>and archives them.</ins>"), "{md}");
 }
 
 #[test]

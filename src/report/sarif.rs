@@ -49,10 +49,10 @@ pub fn artifact_location(artifact: &str) -> Value {
     }
 }
 
-/// A rule's message template as rule metadata: the optional notes a finding appends (`{note}`,
-/// `{successor_note}`) are left out; the named parts (`{tool}`) stay as placeholders.
+/// A rule's message template as rule metadata: the optional notes a finding adds (`{note}`,
+/// `{successor_note}`, `{consequence}`) are left out; the named parts (`{tool}`) stay as placeholders.
 fn generic(template: &str) -> String {
-    template.replace("{note}", "").replace("{successor_note}", "")
+    template.replace("{note}", "").replace("{successor_note}", "").replace("{consequence}", "")
 }
 
 #[must_use]

@@ -284,7 +284,7 @@ fn markdown_links_locations_when_the_repository_is_known() {
 #[test]
 fn markdown_shows_the_word_diff_of_a_description_edit() {
     let md = report::markdown::render(&mixed());
-    assert!(md.contains("  - Edit: Lists open items<del>.</del><ins>and archives them.</ins>"), "{md}");
+    assert!(md.contains("  - Edit: Lists open <del>items.</del><ins>items and archives them.</ins>"), "{md}");
 }
 
 #[test]

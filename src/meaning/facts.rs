@@ -408,7 +408,14 @@ fn is_typo(a: &str, b: &str) -> bool {
 pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
     let mut out = Vec::new();
     let first_sentence = r.words.first().map_or(0, |w| w.sentence);
-    let clause_text = |i: usize| r.clauses.get(i).map_or(String::new(), |c| clip(c, 80));
+    // A fact is shown with its sentence (its clauses joined), so "For pagination" reads as "For
+    // pagination, use the 'endCursor' from the previous response".
+    let sentence_text = |sentence: usize| {
+        let mut clauses: Vec<usize> = r.words.iter().filter(|w| w.sentence == sentence).map(|w| w.clause).collect();
+        clauses.dedup();
+        let text = clauses.iter().filter_map(|c| r.clauses.get(*c)).map(String::as_str).collect::<Vec<_>>().join(", ");
+        clip(&text, 100)
+    };
     for (i, w) in r.words.iter().enumerate() {
         let n = w.norm.as_str();
         if w.number {
@@ -493,7 +500,7 @@ pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
         } else {
             n.to_owned()
         };
-        let shown = if kind == FactKind::Unit { w.raw.clone() } else { clause_text(w.clause) };
+        let shown = if kind == FactKind::Unit { w.raw.clone() } else { sentence_text(w.sentence) };
         out.push(Fact { kind, key, shown });
     }
     list_facts(r, &mut out);

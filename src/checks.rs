@@ -87,9 +87,20 @@ pub fn findings(changes: &[Change], old: &Snapshot, new: &Snapshot, sources: &So
             _ => None,
         })
         .collect();
-    let mut out: Vec<Finding> = changes.iter().map(|c| finding(c, old, new, sources, &renamed)).collect();
+    // Schema changes by tool and pointer: a description that restates one is judged beside it.
+    let schema: Vec<prose::SchemaAt<'_>> = changes
+        .iter()
+        .filter_map(|c| match &c.kind {
+            ChangeKind::Schema { change, .. } => c
+                .new_ptr
+                .as_deref()
+                .or(c.old_ptr.as_deref())
+                .map(|p| prose::SchemaAt { tool: &c.tool, pointer: p, change }),
+            _ => None,
+        })
+        .collect();
+    let mut out: Vec<Finding> = changes.iter().map(|c| finding(c, old, new, sources, &renamed, &schema)).collect();
     defaults::one_per_change(&mut out);
-    prose::restated(&mut out);
     sort(&mut out);
     out
 }
@@ -183,10 +194,11 @@ fn finding(
     new: &Snapshot,
     sources: &Sources,
     renamed: &HashMap<&str, &str>,
+    schema: &[prose::SchemaAt<'_>],
 ) -> Finding {
     let old_tool = tool_for(old, change, renamed);
     let new_tool = new.tools.get(&change.tool);
-    let mut draft = prove(draft(change, new_tool), change);
+    let mut draft = prove(draft(change, new_tool, schema), change);
     let pointer = if draft.at_old {
         change.old_ptr.clone().or_else(|| change.new_ptr.clone())
     } else {
@@ -394,7 +406,7 @@ fn side_word(side: Side) -> &'static str {
 }
 
 #[allow(clippy::too_many_lines, reason = "one arm per change kind; splitting would scatter the mapping")]
-fn draft(change: &Change, new_tool: Option<&Tool>) -> Draft {
+fn draft(change: &Change, new_tool: Option<&Tool>, schema: &[prose::SchemaAt<'_>]) -> Draft {
     use RuleId as R;
     let path_of = |p: &Option<String>| p.as_deref().map_or_else(String::new, readable_path);
     let old_path = path_of(&change.old_ptr);
@@ -441,7 +453,7 @@ fn draft(change: &Change, new_tool: Option<&Tool>) -> Draft {
             .var("old", old.as_deref().map_or_else(|| "(none)".into(), escape))
             .var("new", new.as_deref().map_or_else(|| "(none)".into(), escape))
             .var("detail", dialect_uses(uses)),
-        ChangeKind::Description { old, new } => prose::description_draft(change, old, new),
+        ChangeKind::Description { old, new } => prose::description_draft(change, old, new, schema),
         ChangeKind::Schema { side, change: sc } => schema_draft(*side, sc, &old_path, &new_path, change, new_tool),
         ChangeKind::Rejected { side, keyword, origin, undecided } => {
             let input = *side == Side::Input;

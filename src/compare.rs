@@ -328,16 +328,12 @@ fn successors(removed: &[Facts], added: &[Facts]) -> Vec<Option<usize>> {
     best.into_iter().map(|b| b.map(|(_, j)| j)).collect()
 }
 
-/// The lower-cased words of a `description`, longer than `longer_than` characters.
+/// The lower-cased words of a `description`, longer than `longer_than` characters, from its first
+/// 64 KiB: a similarity measure, not worth the cost of sorting the words of a megabyte.
 fn description_words(value: &Value, longer_than: usize) -> BTreeSet<String> {
-    value
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() > longer_than)
-        .map(str::to_lowercase)
-        .collect()
+    let text = value.get("description").and_then(Value::as_str).unwrap_or("");
+    let end = (0..=text.len().min(64 * 1024)).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    text[..end].split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > longer_than).map(str::to_lowercase).collect()
 }
 
 /// Pairs removed and added tools that are clearly the same tool under a new name: similar names and

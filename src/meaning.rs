@@ -18,6 +18,7 @@ use crate::load::escape;
 
 mod default;
 mod facts;
+mod head;
 mod lexicon;
 
 pub use default::stated_default;
@@ -76,8 +77,13 @@ const MAX_CHANGES: usize = 8;
 /// Classifies one description edit.
 #[must_use]
 pub fn classify(old: &str, new: &str) -> Verdict {
-    let diff = word_diff(old, new);
     let (wa, wb, from_start) = window(old, new);
+    // The diff of a long description is the diff of its read window: the cost stays bounded.
+    let diff = if wa.len() == old.len() && wb.len() == new.len() {
+        word_diff(old, new)
+    } else {
+        format!("… {} …", word_diff(&wa, &wb))
+    };
     let (mut a, mut b) = (facts::read(&wa), facts::read(&wb));
     let mended = facts::mend_typos(&mut a, &mut b);
     let mut changes = Vec::new();
@@ -87,13 +93,13 @@ pub fn classify(old: &str, new: &str) -> Verdict {
         let first = r.words.first().map_or(0, |w| w.clause);
         r.words.iter().take_while(|w| w.clause == first).map(|w| w.norm.clone()).collect()
     };
-    let (ha, hb) = (facts::head(&a), facts::head(&b));
+    let (ha, hb) = (head::head(&a), head::head(&b));
     // A change of referent is grave only when the first clauses share no content word: "maximum
     // number of results" -> "page index". "Number of search results" -> "Number of Wikipedia
     // articles" narrows the wording of the same count (measured on the dev edits: a shared word
     // makes it cosmetic about half the time).
     let disjoint = ha.iter().all(|w| !hb.contains(w));
-    if let (true, Some((na, pa)), Some((nb, pb))) = (from_start, facts::head_noun(&a), facts::head_noun(&b)) {
+    if let (true, Some((na, pa)), Some((nb, pb))) = (from_start, head::head_noun(&a), head::head_noun(&b)) {
         let anywhere = |r: &facts::Reading, w: &String| r.words.iter().any(|x| &x.norm == w);
         let moved = anywhere(&b, &na) && anywhere(&a, &nb);
         if na != nb && !moved && !first_words(&b).contains(&na) && !first_words(&a).contains(&nb) {
@@ -146,13 +152,17 @@ pub fn classify(old: &str, new: &str) -> Verdict {
     if shortened
         && changes.iter().all(|c| {
             c.new.is_none()
-                && !matches!(c.kind, FactKind::Default | FactKind::Unit)
+                && !matches!(c.kind, FactKind::Default | FactKind::Unit | FactKind::Negation)
                 && (c.kind != FactKind::Number || !c.grave)
                 // A named parameter that is gone from the text is not an explanation cut short.
                 && !(c.kind == FactKind::Literal && c.old.as_deref().is_some_and(|o| o.starts_with('`')))
         })
     {
         changes.clear();
+    }
+    // "Defaults to 30" is read as a stated default and as a number in the role of a default: one fact.
+    if changes.iter().any(|c| c.kind == FactKind::Default) {
+        changes.retain(|c| !(c.kind == FactKind::Number && c.label == "default"));
     }
     // Two markers in one clause ("ignored otherwise") are one change as shown.
     let mut shown = BTreeSet::new();
@@ -196,6 +206,13 @@ fn window(old: &str, new: &str) -> (String, String, bool) {
         s[start..end].iter().take(LIMIT).collect()
     };
     (cut(&a), cut(&b), start == 0)
+}
+
+/// The defaults the two descriptions state, read in the same bounded window as [`classify`].
+#[must_use]
+pub fn stated_defaults(old: &str, new: &str) -> (Option<String>, Option<String>) {
+    let (a, b, _) = window(old, new);
+    (stated_default(&a), stated_default(&b))
 }
 
 /// Literal values compare without case and separators: `pull_number` and `pullNumber` are one name.
@@ -423,5 +440,37 @@ mod facts_tests {
             assert_eq!(said(a, b), facts, "{a:?} -> {b:?}");
             assert_eq!(classify(a, b).grave(), grave, "{a:?} -> {b:?}");
         }
+    }
+}
+#[cfg(test)]
+mod red_team {
+    use super::classify;
+
+    /// Cases a blind red-team pass found: each was called wrong before.
+    #[test]
+    fn found_by_the_red_team() {
+        for (a, b, meaning) in [
+            (
+                "List pull requests in a repository. Does not include drafts.",
+                "List pull requests in a repository.",
+                true,
+            ),
+            ("Does not include pull requests.", "Includes pull requests.", true),
+            ("Get a file's contents.", "Get a file's contents. Deletes the file after reading.", true),
+            ("(default: 30, max: 100)", "(default 30, maximum 100)", false),
+            ("Content, base64 encoded.", "Content, base64-encoded.", false),
+            ("An ISO 8601 timestamp.", "An ISO-8601 timestamp.", false),
+            ("Case insensitive.", "It is case-insensitive.", false),
+            ("List issues.", "(GitHub) List issues.", false),
+            ("List issues.", "[Read-only] List issues.", false),
+        ] {
+            assert_eq!(classify(a, b).meaning, meaning, "{a:?} -> {b:?}: {}", classify(a, b).trigger);
+        }
+    }
+
+    #[test]
+    fn literals_are_shown_as_written() {
+        let v = classify("Filter by state.", "Filter by state. Use `closedByPullRequests` for links.");
+        assert!(v.trigger.contains("`closedByPullRequests`"), "{}", v.trigger);
     }
 }

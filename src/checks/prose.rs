@@ -1,58 +1,27 @@
 //! Description edits as findings: `description-meaning-changed`, `description-reworded`, and a default
 //! stated in a parameter's prose (`input-default-changed`).
 //!
-//! Severity follows the consequence: a prose-only change of what a value denotes, a limit, a unit, a
-//! default or an obligation is an `error` (every old call still validates and now means something
-//! else); other meaning changes are warnings; an edit that restates a schema change with its own
-//! finding at the same place is `info` beside it ([`restated`]).
+//! Severity follows the consequence, fact by fact. A fact that a schema change at the same place
+//! carries (a `maximum` that moved with "max 100" -> "max 50") has its own finding; the description
+//! restating it is shown as `info`. Of the facts left, a prose-only change of what a value denotes, a
+//! limit, a unit, a default or an added obligation is an `error` (every old call still validates and
+//! now means something else); any other meaning change is a warning.
 
-use super::{Draft, Finding, readable_path};
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::{Draft, readable_path};
 use crate::catalog::{RuleId as R, Severity};
-use crate::compare::Change;
+use crate::compare::{Change, SchemaChange};
 use crate::load::escape;
-use crate::meaning;
+use crate::meaning::{self, FactChange, FactKind};
 
-pub(super) fn description_draft(change: &Change, old: &str, new: &str) -> Draft {
-    let verdict = meaning::classify(old, new);
-    let is_parameter =
-        change.new_ptr.as_deref().is_some_and(|p| p.starts_with("/inputSchema/") && p.ends_with("/description"));
-    let (was, now) = (meaning::stated_default(old), meaning::stated_default(new));
-    if is_parameter && verdict.meaning && was != now {
-        let path = change
-            .new_ptr
-            .as_deref()
-            .map(|p| readable_path(p.strip_suffix("/description").unwrap_or(p)))
-            .unwrap_or_default();
-        let show = |d: Option<String>| d.map_or_else(|| "(none stated)".to_owned(), |d| format!("\"{}\"", escape(&d)));
-        let mut d = Draft::new(R::InputDefaultChanged).var("path", path).var("old", show(was)).var("new", show(now));
-        d.notes.push(format!("stated in the description: {}", verdict.diff));
-        return d;
-    }
-    let what = match change.new_ptr.as_deref() {
-        Some("/description") | None => "the tool description".to_owned(),
-        Some(p) => format!("the description of `{}`", readable_path(p)),
-    };
-    if !verdict.meaning {
-        let mut d = Draft::new(R::DescriptionReworded).var("what", what).var("trigger", escape(&verdict.trigger));
-        d.notes.push(format!("edit: {}", verdict.diff));
-        return d;
-    }
-    let grave = verdict.grave();
-    let mut d = Draft::new(R::DescriptionMeaningChanged)
-        .var("what", what)
-        .var("trigger", escape(&verdict.trigger))
-        .var("consequence", if grave { GRAVE } else { "" });
-    if grave {
-        d = d.severity(Severity::Error);
-    }
-    // The message names the first two changed facts; the notes name them all when there are more.
-    if verdict.changes.len() > 2 {
-        for c in &verdict.changes {
-            d.notes.push(format!("fact {}", escape(&c.to_string())));
-        }
-    }
-    d.notes.push(format!("edit: {}", verdict.diff));
-    d
+/// A schema change of a tool, where it is.
+pub(super) struct SchemaAt<'c> {
+    pub tool: &'c str,
+    pub pointer: &'c str,
+    pub change: &'c SchemaChange,
 }
 
 const GRAVE: &str =
@@ -60,49 +29,131 @@ const GRAVE: &str =
 const RESTATED: &str =
     "The edit restates a schema change at the same place, which has its own finding; it is shown for review. ";
 
-/// A description-meaning finding that restates a schema change with its own finding is not a second
-/// warning: it becomes `info`. For a parameter's description the schema change is at or below the
-/// parameter; for the tool description it is any schema finding of the tool whose message names a
-/// number or literal of the changed facts.
-pub(super) fn restated(findings: &mut [Finding]) {
-    // The facts of a tool-description finding: its message (first two facts) and notes.
-    let schema: Vec<(String, String, String)> = findings
+pub(super) fn description_draft(change: &Change, old: &str, new: &str, schema: &[SchemaAt<'_>]) -> Draft {
+    let verdict = meaning::classify(old, new);
+    let pointer = change.new_ptr.as_deref().unwrap_or("/description");
+    let holder = pointer.strip_suffix("/description").unwrap_or(pointer);
+    let is_parameter = pointer.starts_with("/inputSchema/") && pointer.ends_with("/description");
+    let what = if holder.is_empty() {
+        "the tool description".to_owned()
+    } else {
+        format!("the description of `{}`", readable_path(pointer))
+    };
+    if !verdict.meaning {
+        let mut d = Draft::new(R::DescriptionReworded).var("what", what).var("trigger", escape(&verdict.trigger));
+        d.notes.push(format!("edit: {}", verdict.diff));
+        return d;
+    }
+    // The schema changes at the same place: the parameter and below it, or for the tool description
+    // the tool's schema changes whose values the fact names.
+    let here: Vec<&SchemaAt<'_>> = schema
         .iter()
-        .filter(|f| {
-            !matches!(f.rule, R::DescriptionMeaningChanged | R::DescriptionReworded) && f.severity >= Severity::Warning
-        })
-        .map(|f| (f.tool.clone(), f.pointer.clone(), format!("{} {}", f.rule.as_str(), f.message)))
+        .filter(|s| s.tool == change.tool)
+        .filter(|s| holder.is_empty() || s.pointer == holder || s.pointer.starts_with(&format!("{holder}/")))
         .collect();
-    for f in findings.iter_mut().filter(|f| f.rule == R::DescriptionMeaningChanged) {
-        let holder = f.pointer.strip_suffix("/description").unwrap_or(&f.pointer).to_owned();
-        let hit = schema.iter().find(|(tool, pointer, message)| {
-            tool == &f.tool
-                && if holder.is_empty() {
-                    mentions_fact(
-                        message,
-                        &[f.message.split_once("changed meaning (").map_or("", |(_, t)| t).to_owned()],
-                    )
-                } else {
-                    pointer == &holder || pointer.starts_with(&format!("{holder}/"))
-                }
-        });
-        if let Some((_, _, message)) = hit {
-            let rule = message.split(' ').next().unwrap_or_default().to_owned();
-            f.severity = Severity::Info;
-            f.why = format!("{RESTATED}{}", f.why.strip_prefix(GRAVE).unwrap_or(&f.why));
-            f.notes.insert(0, format!("restates the schema change reported as `{rule}`"));
+    let carried = |c: &FactChange| {
+        here.iter().any(|s| carries(s.change, c.kind) && (!holder.is_empty() || names_a_value_of(c, s.change)))
+    };
+    let (restated, own): (Vec<&FactChange>, Vec<&FactChange>) = verdict.changes.iter().partition(|c| carried(c));
+    let default_only = |cs: &[&FactChange]| cs.iter().all(|c| c.kind == FactKind::Default || c.label == "default");
+    let (was, now) = meaning::stated_defaults(old, new);
+    if own.is_empty() {
+        // A stated default that moved with the `default` keyword: one change, one finding. The keyword's
+        // `input-default-changed` takes this one's word diff (see `checks::defaults`).
+        if is_parameter && was != now && default_only(&restated) {
+            let show =
+                |d: Option<String>| d.map_or_else(|| "(none stated)".to_owned(), |d| format!("\"{}\"", escape(&d)));
+            let mut d = Draft::new(R::InputDefaultChanged)
+                .var("path", readable_path(holder))
+                .var("old", show(was))
+                .var("new", show(now));
+            d.notes.push(format!("stated in the description: {}", verdict.diff));
+            return d;
         }
+        let mut d = Draft::new(R::DescriptionMeaningChanged)
+            .var("what", what)
+            .var("trigger", escape(&trigger(&restated)))
+            .var("consequence", RESTATED)
+            .severity(Severity::Info);
+        d.notes.push("restates the schema change at the same place, which has its own finding".to_owned());
+        d.notes.push(format!("edit: {}", verdict.diff));
+        return d;
+    }
+    let grave = own.iter().any(|c| c.grave);
+    let mut d = Draft::new(R::DescriptionMeaningChanged)
+        .var("what", what)
+        .var("trigger", escape(&trigger(&own)))
+        .var("consequence", if grave { GRAVE } else { "" });
+    if grave {
+        d = d.severity(Severity::Error);
+    }
+    // The message names the first two changed facts; the notes name them all when there are more.
+    if own.len() > 2 {
+        for c in &own {
+            d.notes.push(format!("fact {}", escape(&c.to_string())));
+        }
+    }
+    for c in &restated {
+        d.notes.push(format!("restates a schema change with its own finding: {}", escape(&c.to_string())));
+    }
+    d.notes.push(format!("edit: {}", verdict.diff));
+    d
+}
+
+/// The first two facts, and how many more.
+fn trigger(changes: &[&FactChange]) -> String {
+    let mut t = changes.iter().take(2).map(ToString::to_string).collect::<Vec<_>>().join("; ");
+    if changes.len() > 2 {
+        let _ = write!(t, "; and {} more", changes.len() - 2);
+    }
+    t
+}
+
+/// Whether a schema change states the same kind of fact: a bound moves a limit, a `default` a default,
+/// an `enum` the values named, a `format` or `pattern` a format, a type or a rename what it denotes,
+/// `required` an obligation.
+fn carries(change: &SchemaChange, kind: FactKind) -> bool {
+    match change {
+        SchemaChange::Constraint { .. } => kind == FactKind::Number,
+        SchemaChange::Default { .. } => matches!(kind, FactKind::Default | FactKind::Number | FactKind::Literal),
+        SchemaChange::Enum { .. } => kind == FactKind::Literal,
+        SchemaChange::Format { .. } | SchemaChange::Pattern { .. } => {
+            matches!(kind, FactKind::Unit | FactKind::Literal)
+        }
+        SchemaChange::Type { .. } => matches!(kind, FactKind::Denotes | FactKind::Unit),
+        SchemaChange::PropertyRenamed { .. }
+        | SchemaChange::PropertyAdded { .. }
+        | SchemaChange::PropertyRemoved { .. } => {
+            matches!(kind, FactKind::Denotes | FactKind::Literal)
+        }
+        SchemaChange::RequiredAdded { .. } | SchemaChange::RequiredRemoved { .. } => kind == FactKind::Obligation,
+        _ => false,
     }
 }
 
-/// Whether a schema finding's message names a number or a literal of the changed facts.
-fn mentions_fact(message: &str, notes: &[String]) -> bool {
-    let words = |s: &str| -> Vec<String> {
-        s.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
-            .map(|w| w.trim_matches('.').to_lowercase())
-            .filter(|w| w.len() >= 2 && (w.chars().any(|c| c.is_ascii_digit()) || w.contains('_')))
-            .collect()
+/// For the tool description: whether the fact names a value the schema change is about (its bound,
+/// default, enum value or property name), as a whole word.
+fn names_a_value_of(fact: &FactChange, change: &SchemaChange) -> bool {
+    let mut values: Vec<String> = Vec::new();
+    let mut push = |v: &Value| match v {
+        Value::String(s) => values.push(s.to_lowercase()),
+        Value::Number(n) => values.push(n.to_string()),
+        Value::Bool(b) => values.push(b.to_string()),
+        _ => {}
     };
-    let said = words(message);
-    notes.iter().flat_map(|n| words(n)).any(|w| said.contains(&w))
+    match change {
+        SchemaChange::Constraint { old, new, .. } | SchemaChange::Default { old, new } => {
+            old.iter().chain(new).for_each(&mut push);
+        }
+        SchemaChange::Enum { removed, added, .. } => removed.iter().chain(added).for_each(&mut push),
+        SchemaChange::PropertyRenamed { from, to, .. } => values.extend([from.to_lowercase(), to.to_lowercase()]),
+        SchemaChange::PropertyAdded { name, .. }
+        | SchemaChange::PropertyRemoved { name, .. }
+        | SchemaChange::RequiredAdded { name, .. }
+        | SchemaChange::RequiredRemoved { name } => values.push(name.to_lowercase()),
+        _ => {}
+    }
+    let text = format!("{} {}", fact.old.as_deref().unwrap_or(""), fact.new.as_deref().unwrap_or("")).to_lowercase();
+    let words: Vec<&str> = text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-'))).collect();
+    values.iter().any(|v| !v.is_empty() && words.iter().any(|w| w.trim_matches('.') == v))
 }

@@ -166,7 +166,7 @@ pub(super) fn read(text: &str) -> Reading {
             return;
         }
         if is_identifier(trimmed) {
-            r.literals.push(trimmed.to_lowercase());
+            r.literals.push(trimmed.to_owned());
             return;
         }
         split_number_unit(trimmed, r);
@@ -182,21 +182,31 @@ pub(super) fn read(text: &str) -> Reading {
         }
         // `[DESC]`, `[PARAM]`, `[DEPRECATED]`: a section tag is a clause of its own that says what
         // follows, not what the value is; its word still counts (`[DEPRECATED]` is an obligation).
-        if c == '[' {
-            let tag: String = chars[i + 1..].iter().take(16).take_while(|d| **d != ']').collect();
-            if !tag.is_empty()
-                && tag.len() < 16
-                && tag.chars().all(|d| d.is_ascii_uppercase() || d == '_')
-                && chars.get(i + 1 + tag.len()) == Some(&']')
-            {
+        // At the very start, a short `(GitHub)` or `[Read-only]` is a tag too.
+        let at_start = chars[..i].iter().all(|d| d.is_whitespace());
+        let close = match c {
+            '[' => Some(']'),
+            '(' if at_start => Some(')'),
+            _ => None,
+        };
+        if let Some(close) = close {
+            let tag: String = chars[i + 1..].iter().take(24).take_while(|d| **d != close).collect();
+            let shaped = if at_start {
+                tag.split_whitespace().count() <= 2
+                    && tag.chars().all(|d| d.is_alphanumeric() || matches!(d, ' ' | '-' | '_'))
+            } else {
+                tag.len() < 16 && tag.chars().all(|d| d.is_ascii_uppercase() || d == '_')
+            };
+            if !tag.trim().is_empty() && shaped && chars.get(i + 1 + tag.chars().count()) == Some(&close) {
                 flush_word(&mut cur, &mut r, example_depth.is_some());
                 end_clause(&mut r, &mut clause);
-                let lower = tag.to_lowercase();
-                push_word(&mut r, &tag, &fold(&lower));
+                for word in tag.split_whitespace() {
+                    push_word(&mut r, word, &fold(&word.to_lowercase()));
+                }
                 clause.push_str(&tag);
                 end_clause(&mut r, &mut clause);
                 r.tags.push(r.clauses.len() - 1);
-                i += tag.len() + 2;
+                i += tag.chars().count() + 2;
                 continue;
             }
         }
@@ -217,10 +227,10 @@ pub(super) fn read(text: &str) -> Reading {
                 let inner = inner.trim();
                 if example_depth.is_none() {
                     if names_something(inner) {
-                        r.literals.push(inner.to_lowercase());
+                        r.literals.push(inner.to_owned());
                     } else if c != '`' && inner.split_whitespace().count() <= 3 {
                         // A short quoted phrase is a value; its words are prose too.
-                        r.literals.push(inner.to_lowercase());
+                        r.literals.push(inner.to_owned());
                     }
                 }
                 i += len + 2;
@@ -357,6 +367,17 @@ fn split_number_unit(raw: &str, r: &mut Reading) {
         }
         return;
     }
+    // `base64-encoded`, `ISO-8601`, `case-insensitive`: a joined word with a unit or a case rule in it
+    // is read as its parts, so the hyphen changes no fact.
+    if lower.contains('-') {
+        let parts: Vec<&str> = lower.split('-').filter(|p| !p.is_empty()).collect();
+        if parts.iter().any(|p| UNITS.contains(&fold(p).as_str()) || matches!(*p, "sensitive" | "insensitive")) {
+            for p in parts {
+                push_word(r, p, &fold(p));
+            }
+            return;
+        }
+    }
     push_word(r, raw, &fold(&lower));
 }
 
@@ -419,30 +440,11 @@ pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
     for (i, w) in r.words.iter().enumerate() {
         let n = w.norm.as_str();
         if w.number {
-            if i > 0 && NAME_BEFORE_NUMBER.contains(&r.words[i - 1].norm.as_str()) {
-                continue;
-            }
-            let before: Vec<&str> = r.words[i.saturating_sub(3)..i]
-                .iter()
-                .filter(|b| b.clause == w.clause)
-                .map(|b| b.norm.as_str())
-                .collect();
-            let role = if before.iter().any(|b| DEFAULT.contains(b)) {
-                "default"
-            } else if before.iter().any(|b| LIMIT.contains(b)) {
-                "at most"
-            } else if before.iter().any(|b| MINIMUM.contains(b)) {
-                "at least"
-            } else if before.contains(&"between") || before.contains(&"from") {
-                "range"
-            } else {
-                "number"
-            };
-            let unit = r.words.get(i + 1).filter(|u| u.clause == w.clause && UNITS.contains(&u.norm.as_str()));
-            let key = format!("{role} {n} {}", unit.map_or("", |u| u.norm.as_str()));
-            let noun = r.words.get(i + 1).filter(|u| u.clause == w.clause && !u.number).map_or("", |u| u.raw.as_str());
-            let shown = if role == "number" { format!("{} {noun}", w.raw) } else { format!("{role} {} {noun}", w.raw) };
-            out.push(Fact { kind: FactKind::Number, key, shown: shown.trim().to_owned() });
+            out.extend(number_fact(r, i));
+            continue;
+        }
+        if matches!(n, "sensitive" | "insensitive") && i > 0 && r.words[i - 1].norm == "case" {
+            out.push(Fact { kind: FactKind::Obligation, key: format!("case-{n}"), shown: sentence_text(w.sentence) });
             continue;
         }
         let kind = if UNITS.contains(&n) {
@@ -481,8 +483,14 @@ pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
         };
         let Some(kind) = kind else { continue };
         // The target and the side effects of an action are stated where the action is: the first
-        // sentence. Elsewhere these words explain, they do not address.
-        if matches!(kind, FactKind::Scope | FactKind::SideEffect) && w.sentence != first_sentence {
+        // sentence, or a sentence that starts with the verb ("Deletes the file after reading.").
+        // Elsewhere these words explain, they do not address.
+        let leads_sentence = i == 0
+            || r.words[i - 1].sentence != w.sentence
+            || (i >= 1 && r.words[i - 1].norm == "also" && (i == 1 || r.words[i - 2].sentence != w.sentence));
+        if w.sentence != first_sentence
+            && (kind == FactKind::Scope || (kind == FactKind::SideEffect && !leads_sentence))
+        {
             continue;
         }
         // "must be a number", "must be a positive integer": the schema's type, restated.
@@ -511,6 +519,40 @@ pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
         out.push(Fact { kind: FactKind::Default, key: d.clone(), shown: format!("defaults to {d}") });
     }
     out
+}
+
+/// A number in its role: `at most 100 results`, `default 30`, `between 1 and 100`. Numbers that are
+/// part of a name (`ISO 8601`, `OAuth 2.0`) are none.
+fn number_fact(r: &Reading, i: usize) -> Option<Fact> {
+    let w = &r.words[i];
+    let n = w.norm.as_str();
+    if i > 0 && NAME_BEFORE_NUMBER.contains(&r.words[i - 1].norm.as_str()) {
+        return None;
+    }
+    // The role words before the number in its clause, and the word right before it even across a
+    // colon ("default: 30", "max: 100").
+    let before: Vec<&str> = r.words[i.saturating_sub(3)..i]
+        .iter()
+        .enumerate()
+        .filter(|(k, b)| b.clause == w.clause || i.saturating_sub(3) + k + 1 == i)
+        .map(|(_, b)| b.norm.as_str())
+        .collect();
+    let role = if before.iter().any(|b| DEFAULT.contains(b)) {
+        "default"
+    } else if before.iter().any(|b| LIMIT.contains(b)) {
+        "at most"
+    } else if before.iter().any(|b| MINIMUM.contains(b)) {
+        "at least"
+    } else if before.contains(&"between") || before.contains(&"from") {
+        "range"
+    } else {
+        "number"
+    };
+    let unit = r.words.get(i + 1).filter(|u| u.clause == w.clause && UNITS.contains(&u.norm.as_str()));
+    let key = format!("{role} {n} {}", unit.map_or("", |u| u.norm.as_str()));
+    let noun = r.words.get(i + 1).filter(|u| u.clause == w.clause && !u.number).map_or("", |u| u.raw.as_str());
+    let shown = if role == "number" { format!("{} {noun}", w.raw) } else { format!("{role} {} {noun}", w.raw) };
+    Some(Fact { kind: FactKind::Number, key, shown: shown.trim().to_owned() })
 }
 
 /// Values named in a list ("Level: debug, info, warn or error") and the key of a stated sort order.
@@ -591,175 +633,7 @@ fn restates_type(after: &[Word]) -> bool {
         .is_some_and(|w| matches!(*w, "number" | "integer" | "string" | "boolean" | "array" | "object" | "float"))
 }
 
-/// The content words of the first clause: what the value or the tool is.
-pub(super) fn head(r: &Reading) -> Vec<String> {
-    let first = r.words.iter().find(|w| !r.tags.contains(&w.clause)).map_or(0, |w| w.clause);
-    r.words
-        .iter()
-        .skip_while(|w| w.clause < first)
-        .take_while(|w| w.clause == first)
-        .filter(|w| !STOPWORDS.contains(&w.norm.as_str()) && !w.number)
-        .map(|w| w.norm.clone())
-        .collect()
-}
-
-/// Words that end the first noun phrase.
-const NP_END: &[&str] = &[
-    "to",
-    "for",
-    "in",
-    "on",
-    "with",
-    "by",
-    "from",
-    "that",
-    "which",
-    "who",
-    "when",
-    "where",
-    "if",
-    "and",
-    "or",
-    "is",
-    "are",
-    "was",
-    "be",
-    "will",
-    "should",
-    "required",
-    "can",
-    "may",
-    "used",
-    "using",
-    "get",
-    "containing",
-    "matching",
-    "including",
-    "as",
-    "at",
-    "into",
-    "via",
-    "per",
-    "whose",
-    "than",
-    "not",
-    "only",
-    "unless",
-    "after",
-    "before",
-    "over",
-    "under",
-    "across",
-    "between",
-    "within",
-    "without",
-    "like",
-    "e.g",
-    "eg",
-    "i.e",
-    "ie",
-    "against",
-    "around",
-    "about",
-    "through",
-    "each",
-];
-/// Nouns that wrap the noun that matters: "the maximum number of results" is about results.
-const WRAPPERS: &[&str] = &[
-    "number",
-    "count",
-    "list",
-    "array",
-    "set",
-    "maximum",
-    "minimum",
-    "total",
-    "amount",
-    "collection",
-    "comma",
-    "separated",
-    "one",
-    "each",
-    "all",
-    "type",
-    "kind",
-    "some",
-    "group",
-    "series",
-    "sequence",
-    "pair",
-];
-const ARTICLES: &[&str] = &[
-    "a",
-    "an",
-    "the",
-    "this",
-    "that",
-    "your",
-    "its",
-    "their",
-    "our",
-    "optional",
-    "what",
-    "which",
-    "how",
-    "whether",
-    "wether",
-    "when",
-    "where",
-    "who",
-    "powerful",
-    "comprehensive",
-    "advanced",
-    "simple",
-    "basic",
-    "new",
-    "full",
-    "detailed",
-    "complete",
-    "specific",
-    "given",
-    "current",
-];
-
-/// The head noun of the first noun phrase ("the maximum number of results" -> `result`; "page index"
-/// -> `index`; "Lists open alerts" -> `alert`), with the phrase as written.
-pub(super) fn head_noun(r: &Reading) -> Option<(String, String)> {
-    let mut first = r.words.iter().find(|w| !r.tags.contains(&w.clause))?.clause;
-    // "When true, shows ...", "If set, ...": the condition is not what the value denotes.
-    let lead: Vec<&Word> = r.words.iter().take_while(|w| w.clause == first).collect();
-    if lead.len() <= 3 && lead.first().is_some_and(|w| matches!(w.norm.as_str(), "when" | "if")) {
-        first = r.words.iter().find(|w| w.clause > first)?.clause;
-    }
-    let mut phrase: Vec<&Word> = Vec::new();
-    for w in r.words.iter().skip_while(|w| w.clause < first).take_while(|w| w.clause == first) {
-        if !phrase.is_empty() && (NP_END.contains(&w.norm.as_str()) || (w.raw.ends_with("ing") && phrase.len() > 1)) {
-            break;
-        }
-        if phrase.is_empty() && ARTICLES.contains(&w.norm.as_str()) {
-            continue;
-        }
-        phrase.push(w);
-    }
-    // "X of Y": the head is Y when X wraps it, else X.
-    let of = phrase.iter().position(|w| w.norm == "of");
-    let words: Vec<&Word> = match of {
-        Some(i)
-            if phrase[..i].iter().all(|w| WRAPPERS.contains(&w.norm.as_str()) || LIMIT.contains(&w.norm.as_str())) =>
-        {
-            let rest = &phrase[i + 1..];
-            let end = rest.iter().position(|w| w.norm == "of").unwrap_or(rest.len());
-            rest[..end].iter().copied().filter(|w| !ARTICLES.contains(&w.norm.as_str())).collect()
-        }
-        Some(i) => phrase[..i].to_vec(),
-        None => phrase.clone(),
-    };
-    let head = words.iter().rev().find(|w| !w.number && !ARTICLES.contains(&w.norm.as_str()))?;
-    let shown = phrase.iter().map(|w| w.raw.as_str()).collect::<Vec<_>>().join(" ");
-    Some((head.norm.clone(), clip(&shown, 80)))
-}
-
-fn clip(s: &str, n: usize) -> String {
+pub(super) fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n { s.to_owned() } else { format!("{}…", s.chars().take(n - 1).collect::<String>()) }
 }
 

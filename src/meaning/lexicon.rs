@@ -161,8 +161,6 @@ pub(super) const OBLIGATION: &[&str] = &[
     "avoid",
     "prefer",
     "instead",
-    "case-sensitive",
-    "case-insensitive",
     "unique",
     "exactly",
 ];

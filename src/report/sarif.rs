@@ -100,12 +100,31 @@ pub fn render(analysis: &Analysis) -> String {
     });
     if !analysis.notes.is_empty() {
         let notes: Vec<Value> =
-            analysis.notes.iter().map(|n| json!({"level": "note", "message": {"text": escape(n)}})).collect();
+            analysis.notes.iter().map(|n| json!({"level": "note", "message": {"text": plain(n)}})).collect();
         doc["runs"][0]["invocations"] = json!([{"executionSuccessful": true, "toolExecutionNotifications": notes}]);
     }
     let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
     out.push('\n');
     crate::text::json_guard(out)
+}
+
+/// SARIF plain-text message text: escaped for display, and with `[` and `]` escaped (SARIF 2.1.0
+/// §3.11.6), so text from a snapshot such as `[x](https://...)` is never an embedded link.
+fn plain(s: &str) -> String {
+    let s = escape(s);
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '[' | ']' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\\' if matches!(chars.peek(), Some('[' | ']')) => out.push_str("\\\\"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// One result: level, message (escaped for display), location (percent-encoded uri), fingerprint, and
@@ -118,7 +137,7 @@ fn result(f: &Finding) -> Value {
         "ruleId": f.rule.as_str(),
         "ruleIndex": RuleId::ALL.iter().position(|r| *r == f.rule).unwrap_or(0),
         "level": level(f.severity),
-        "message": {"text": escape(&text)},
+        "message": {"text": plain(&text)},
         "partialFingerprints": {"mcpDrift/v1": f.fingerprint},
         "properties": {"tool": f.tool, "pointer": f.pointer},
     });
@@ -139,6 +158,12 @@ fn result(f: &Finding) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn brackets_are_not_links() {
+        assert_eq!(plain("see [b](https://evil.example/d)"), "see \\[b\\](https://evil.example/d)");
+        assert_eq!(plain("a\\[b"), "a\\\\\\[b");
+    }
 
     #[test]
     fn artifact_locations() {

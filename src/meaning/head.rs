@@ -1,0 +1,174 @@
+//! What a value or a tool denotes: the head noun of the first noun phrase of its description
+//! ("the maximum number of results" -> `result`; "page index" -> `index`), and the content words of
+//! the first clause.
+
+use super::facts::{Reading, Word, clip};
+use super::lexicon::{LIMIT, STOPWORDS};
+
+/// The content words of the first clause: what the value or the tool is.
+pub(super) fn head(r: &Reading) -> Vec<String> {
+    let first = r.words.iter().find(|w| !r.tags.contains(&w.clause)).map_or(0, |w| w.clause);
+    r.words
+        .iter()
+        .skip_while(|w| w.clause < first)
+        .take_while(|w| w.clause == first)
+        .filter(|w| !STOPWORDS.contains(&w.norm.as_str()) && !w.number)
+        .map(|w| w.norm.clone())
+        .collect()
+}
+
+/// Words that end the first noun phrase.
+const NP_END: &[&str] = &[
+    "to",
+    "for",
+    "in",
+    "on",
+    "with",
+    "by",
+    "from",
+    "that",
+    "which",
+    "who",
+    "when",
+    "where",
+    "if",
+    "and",
+    "or",
+    "is",
+    "are",
+    "was",
+    "be",
+    "will",
+    "should",
+    "required",
+    "can",
+    "may",
+    "used",
+    "using",
+    "get",
+    "containing",
+    "matching",
+    "including",
+    "as",
+    "at",
+    "into",
+    "via",
+    "per",
+    "whose",
+    "than",
+    "not",
+    "only",
+    "unless",
+    "after",
+    "before",
+    "over",
+    "under",
+    "across",
+    "between",
+    "within",
+    "without",
+    "like",
+    "e.g",
+    "eg",
+    "i.e",
+    "ie",
+    "against",
+    "around",
+    "about",
+    "through",
+    "each",
+];
+/// Nouns that wrap the noun that matters: "the maximum number of results" is about results.
+const WRAPPERS: &[&str] = &[
+    "number",
+    "count",
+    "list",
+    "array",
+    "set",
+    "maximum",
+    "minimum",
+    "total",
+    "amount",
+    "collection",
+    "comma",
+    "separated",
+    "one",
+    "each",
+    "all",
+    "type",
+    "kind",
+    "some",
+    "group",
+    "series",
+    "sequence",
+    "pair",
+];
+const ARTICLES: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "this",
+    "that",
+    "your",
+    "its",
+    "their",
+    "our",
+    "optional",
+    "what",
+    "which",
+    "how",
+    "whether",
+    "wether",
+    "when",
+    "where",
+    "who",
+    "powerful",
+    "comprehensive",
+    "advanced",
+    "simple",
+    "basic",
+    "new",
+    "full",
+    "detailed",
+    "complete",
+    "specific",
+    "given",
+    "current",
+];
+
+/// The head noun of the first noun phrase ("the maximum number of results" -> `result`; "page index"
+/// -> `index`; "Lists open alerts" -> `alert`), with the phrase as written.
+pub(super) fn head_noun(r: &Reading) -> Option<(String, String)> {
+    let mut first = r.words.iter().find(|w| !r.tags.contains(&w.clause))?.clause;
+    // "When true, shows ...", "If set, ...": the condition is not what the value denotes.
+    let lead: Vec<&Word> = r.words.iter().take_while(|w| w.clause == first).collect();
+    if lead.len() <= 3 && lead.first().is_some_and(|w| matches!(w.norm.as_str(), "when" | "if")) {
+        first = r.words.iter().find(|w| w.clause > first)?.clause;
+    }
+    let mut phrase: Vec<&Word> = Vec::new();
+    for w in r.words.iter().skip_while(|w| w.clause < first).take_while(|w| w.clause == first) {
+        if !phrase.is_empty() && (NP_END.contains(&w.norm.as_str()) || (w.raw.ends_with("ing") && phrase.len() > 1)) {
+            break;
+        }
+        if phrase.is_empty() && ARTICLES.contains(&w.norm.as_str()) {
+            continue;
+        }
+        phrase.push(w);
+    }
+    // "X of Y": the head is Y when X wraps it, else X.
+    let of = phrase.iter().position(|w| w.norm == "of");
+    let words: Vec<&Word> = match of {
+        Some(i)
+            if phrase[..i].iter().all(|w| WRAPPERS.contains(&w.norm.as_str()) || LIMIT.contains(&w.norm.as_str())) =>
+        {
+            let rest = &phrase[i + 1..];
+            let end = rest.iter().position(|w| w.norm == "of").unwrap_or(rest.len());
+            rest[..end].iter().copied().filter(|w| !ARTICLES.contains(&w.norm.as_str())).collect()
+        }
+        Some(i) => phrase[..i].to_vec(),
+        None => phrase.clone(),
+    };
+    let head = words.iter().rev().find(|w| !w.number && !ARTICLES.contains(&w.norm.as_str()))?;
+    let shown = phrase.iter().map(|w| w.raw.as_str()).collect::<Vec<_>>().join(" ");
+    Some((head.norm.clone(), clip(&shown, 80)))
+}

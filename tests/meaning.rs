@@ -66,7 +66,7 @@ fn load(name: &str) -> Vec<Value> {
 /// The held-out figures measured when the classifier was last frozen (see README, "Meaning drift"). They
 /// are below the bar issue #14 sets (precision 0.95, recall 0.90, at most 5% of cosmetic edits
 /// flagged); this test keeps them from getting worse while that work goes on.
-const HOLDOUT_FLOOR: (f64, f64, f64) = (0.84, 0.76, 0.37);
+const HOLDOUT_FLOOR: (f64, f64, f64) = (0.84, 0.77, 0.37);
 
 #[test]
 fn real_edits_held_out_figures_do_not_regress() {

@@ -88,7 +88,11 @@ const SCOPE_VALUES: &[&str] =
 const STRONG_SCOPE_VALUES: &[&str] = &["public", "global", "everyone", "admin", "production", "prod"];
 
 /// Words that say a parameter narrows what is returned.
-const FILTER_WORDS: &[&str] = &["filter", "filters", "filtered", "filtering"];
+const FILTER_WORDS: &[&str] =
+    &["filter", "filters", "filtered", "filtering", "restrict", "restricts", "narrow", "narrows"];
+
+/// Names too generic to say what they select: `target` of "Target date." is a date.
+const GENERIC: &[&str] = &["target", "scope"];
 
 /// Head nouns of names that say what a parameter is without selecting a target: ordering, paging,
 /// filters, flags and fields. Their descriptions are not read for a target ("Sort repositories by").
@@ -160,10 +164,18 @@ pub fn parameter_authority(name: &str, schema: Option<&Value>) -> Option<String>
         return None;
     }
     let named = words(name);
-    if named.last().is_some_and(|w| NOT_TARGETS.contains(&w.as_str())) {
+    if named.last().is_some_and(|w| NOT_TARGETS.contains(&w.as_str()))
+        || named.iter().any(|w| FILTER_WORDS.contains(&w.as_str()))
+    {
         return None;
     }
-    authority_word(name).or_else(|| phrase_target(title)).or_else(|| phrase_target(description))
+    let from_text = || phrase_target(title).or_else(|| phrase_target(description));
+    match authority_word(name) {
+        // `target` described as "Target date." names a date; with no description it stays a target.
+        Some(w) if GENERIC.contains(&w.as_str()) && !(title.is_empty() && description.is_empty()) => from_text(),
+        Some(w) => Some(w),
+        None => from_text(),
+    }
 }
 
 /// The word that makes new `enum` values of `property` a wider authority, or `None`.
@@ -207,7 +219,10 @@ fn head_target(w: &[String]) -> Option<String> {
         let modifier = end.checked_sub(2).map(|i| w[i].as_str());
         return match modifier {
             None => Some(head.to_owned()),
-            Some(m) if TARGETS.contains(&m) || HOST_MODIFIERS.contains(&m) => Some(m.to_owned()),
+            // `target_url` is where a link points, not a host the action addresses.
+            Some(m) if GENERIC.contains(&m) => None,
+            Some(m) if TARGETS.contains(&m) => Some(m.to_owned()),
+            Some(m) if HOST_MODIFIERS.contains(&m) => Some(format!("{m} {head}")),
             Some(_) => None,
         };
     }
@@ -240,7 +255,10 @@ fn phrase_target(text: &str) -> Option<String> {
         }
         // "Optional project slug to create", "The new project's name": what the tool creates is not a
         // target it could not address before.
-        let creates = w.get(i).is_some_and(|x| x == "to") && w.get(i + 1).is_some_and(|x| x == "create" || x == "be");
+        // "Organization to create the repository in" names where the thing is created: a target.
+        let place = w.iter().skip(i + 2).take(6).any(|x| matches!(x.as_str(), "in" | "under" | "within" | "inside"));
+        let creates =
+            w.get(i).is_some_and(|x| x == "to") && w.get(i + 1).is_some_and(|x| x == "create" || x == "be") && !place;
         if creates || phrase.iter().any(|x| x == "new") {
             return None;
         }
@@ -296,6 +314,17 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Cases a blind red-team pass found.
+    #[test]
+    fn red_team_cases() {
+        assert_eq!(param("name", "Organization to create the repository in.").as_deref(), Some("organization"));
+        assert_eq!(param("target", "Target date."), None);
+        assert_eq!(param("target_url", "URL the status links to."), None);
+        assert_eq!(param("filter_org", "Restrict results to this organization."), None);
+        assert_eq!(param("baseUrl", "The API base URL.").as_deref(), Some("base url"));
+        assert_eq!(param("organization", "The organization to act on.").as_deref(), Some("organization"));
+    }
+
     fn param(name: &str, description: &str) -> Option<String> {
         parameter_authority(name, Some(&json!({"type": "string", "description": description})))
     }
@@ -306,7 +335,7 @@ mod tests {
         assert_eq!(authority_word("organization_slug").as_deref(), Some("organization"));
         assert_eq!(authority_word("item_owner").as_deref(), Some("owner"));
         assert_eq!(authority_word("regionUrl").as_deref(), Some("region"));
-        assert_eq!(authority_word("baseUrl").as_deref(), Some("base"));
+        assert_eq!(authority_word("baseUrl").as_deref(), Some("base url"));
         assert_eq!(authority_word("url").as_deref(), Some("url"));
         assert_eq!(authority_word("environment").as_deref(), Some("environment"));
         // The real false positives: a date, counts about users, a listing filter, a resource URL.

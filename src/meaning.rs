@@ -169,11 +169,7 @@ pub fn classify(old: &str, new: &str) -> Verdict {
     changes.retain(|c| shown.insert(c.to_string()));
     let meaning = !changes.is_empty();
     let trigger = if meaning {
-        let mut t = changes.iter().take(2).map(ToString::to_string).collect::<Vec<_>>().join("; ");
-        if changes.len() > 2 {
-            let _ = write!(t, "; and {} more", changes.len() - 2);
-        }
-        t
+        summary(&changes.iter().collect::<Vec<_>>())
     } else if mended {
         "typo fix".to_owned()
     } else if old.split_whitespace().eq(new.split_whitespace()) {
@@ -206,6 +202,16 @@ fn window(old: &str, new: &str) -> (String, String, bool) {
         s[start..end].iter().take(LIMIT).collect()
     };
     (cut(&a), cut(&b), start == 0)
+}
+
+/// The first two changed facts, and how many more: what a finding's message names.
+#[must_use]
+pub fn summary(changes: &[&FactChange]) -> String {
+    let mut t = changes.iter().take(2).map(ToString::to_string).collect::<Vec<_>>().join("; ");
+    if changes.len() > 2 {
+        let _ = write!(t, "; and {} more", changes.len() - 2);
+    }
+    t
 }
 
 /// The defaults the two descriptions state, read in the same bounded window as [`classify`].

@@ -7,8 +7,6 @@
 //! limit, a unit, a default or an added obligation is an `error` (every old call still validates and
 //! now means something else); any other meaning change is a warning.
 
-use std::fmt::Write as _;
-
 use serde_json::Value;
 
 use super::{Draft, readable_path};
@@ -72,7 +70,7 @@ pub(super) fn description_draft(change: &Change, old: &str, new: &str, schema: &
         }
         let mut d = Draft::new(R::DescriptionMeaningChanged)
             .var("what", what)
-            .var("trigger", escape(&trigger(&restated)))
+            .var("trigger", escape(&meaning::summary(&restated)))
             .var("consequence", RESTATED)
             .severity(Severity::Info);
         d.notes.push("restates the schema change at the same place, which has its own finding".to_owned());
@@ -82,7 +80,7 @@ pub(super) fn description_draft(change: &Change, old: &str, new: &str, schema: &
     let grave = own.iter().any(|c| c.grave);
     let mut d = Draft::new(R::DescriptionMeaningChanged)
         .var("what", what)
-        .var("trigger", escape(&trigger(&own)))
+        .var("trigger", escape(&meaning::summary(&own)))
         .var("consequence", if grave { GRAVE } else { "" });
     if grave {
         d = d.severity(Severity::Error);
@@ -98,15 +96,6 @@ pub(super) fn description_draft(change: &Change, old: &str, new: &str, schema: &
     }
     d.notes.push(format!("edit: {}", verdict.diff));
     d
-}
-
-/// The first two facts, and how many more.
-fn trigger(changes: &[&FactChange]) -> String {
-    let mut t = changes.iter().take(2).map(ToString::to_string).collect::<Vec<_>>().join("; ");
-    if changes.len() > 2 {
-        let _ = write!(t, "; and {} more", changes.len() - 2);
-    }
-    t
 }
 
 /// Whether a schema change states the same kind of fact: a bound moves a limit, a `default` a default,

@@ -480,3 +480,17 @@ mod red_team {
         assert!(v.trigger.contains("`closedByPullRequests`"), "{}", v.trigger);
     }
 }
+#[cfg(test)]
+mod placeholders {
+    use super::classify;
+
+    #[test]
+    fn template_placeholders_and_identifiers_are_not_numbers() {
+        let v = classify("Move files.", "Move files. ${PATH_GUIDANCE}");
+        assert!(!v.meaning, "{}", v.trigger);
+        let v = classify("The asset ID.", "The asset ID (e.g. 12345678-1234-1234-1234-123456789012).");
+        assert!(!v.meaning, "{}", v.trigger);
+        let v = classify("The asset ID.", "The asset ID, in UUID format: 12345678-1234-1234-1234-123456789012.");
+        assert!(v.meaning && !v.trigger.contains("number"), "{}", v.trigger);
+    }
+}

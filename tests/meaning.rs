@@ -63,10 +63,12 @@ fn load(name: &str) -> Vec<Value> {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// The held-out figures measured when the classifier was last frozen (see README, "Meaning drift"). They
-/// are below the bar issue #14 sets (precision 0.95, recall 0.90, at most 5% of cosmetic edits
-/// flagged); this test keeps them from getting worse while that work goes on.
-const HOLDOUT_FLOOR: (f64, f64, f64) = (0.84, 0.77, 0.37);
+/// The held-out figures of the current classifier. The clean held-out measurement was 0.842 / 0.776 /
+/// 37% (README, "Meaning drift"); two bugs seen in held-out items were fixed after it (template
+/// placeholders and UUIDs read as facts), which makes today's 0.891 / 0.776 / 24% no longer a held-out
+/// figure. Both are below the bar issue #14 sets (0.95, 0.90, 5%); this test keeps them from getting
+/// worse while that work goes on.
+const HOLDOUT_FLOOR: (f64, f64, f64) = (0.89, 0.77, 0.25);
 
 #[test]
 fn real_edits_held_out_figures_do_not_regress() {

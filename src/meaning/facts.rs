@@ -173,6 +173,16 @@ pub(super) fn read(text: &str) -> Reading {
     };
     while i < chars.len() {
         let c = chars[i];
+        // `${PATH_GUIDANCE}`: a template placeholder the server fills in at run time; what it will say
+        // is unknown here, so it states no fact.
+        if c == '$'
+            && chars.get(i + 1) == Some(&'{')
+            && let Some(len) = chars[i + 2..].iter().take(64).position(|&d| d == '}')
+        {
+            flush_word(&mut cur, &mut r, example_depth.is_some());
+            i += len + 3;
+            continue;
+        }
         // Fenced code block: example text.
         if c == '`' && chars.get(i + 1) == Some(&'`') && chars.get(i + 2) == Some(&'`') {
             flush_word(&mut cur, &mut r, example_depth.is_some());
@@ -339,7 +349,14 @@ fn end_clause(r: &mut Reading, clause: &mut String) {
 
 fn push_word(r: &mut Reading, raw: &str, norm: &str) {
     let clause = r.clauses.len();
-    let number = norm.chars().next().is_some_and(|c| c.is_ascii_digit());
+    // A quantity is digits with at most one decimal point; `2024-01-01` and UUIDs are values named.
+    let number = norm.chars().next().is_some_and(|c| c.is_ascii_digit())
+        && norm.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && norm.matches('.').count() <= 1;
+    if !number && norm.chars().next().is_some_and(|c| c.is_ascii_digit()) && norm.contains('-') {
+        r.literals.push(raw.to_owned());
+        return;
+    }
     let base = stem(&raw.to_lowercase());
     let sentence = r.sentence;
     r.words.push(Word { norm: norm.to_owned(), raw: raw.to_owned(), base, clause, sentence, number });

@@ -22,8 +22,8 @@ mod head;
 mod lexicon;
 
 pub use default::stated_default;
+use facts::Fact;
 pub use facts::FactKind;
-use facts::{Fact, fold};
 
 /// One fact that differs between the two texts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -229,12 +229,6 @@ fn literal_key(s: &str) -> String {
 fn dedup<'f>(facts: impl Iterator<Item = &'f Fact>) -> Vec<&'f Fact> {
     let mut seen = BTreeSet::new();
     facts.filter(|f| seen.insert((f.kind, f.key.clone()))).collect()
-}
-
-/// Folds one word as the classifier reads it (for callers that compare single words).
-#[must_use]
-pub fn normal_word(word: &str) -> String {
-    fold(&word.to_lowercase())
 }
 
 /// A git-style word diff, `[-old-]{+new+}`: every changed part with the unchanged words beside it;

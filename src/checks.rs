@@ -12,6 +12,7 @@ pub mod variants;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use rayon::prelude::*;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -99,7 +100,8 @@ pub fn findings(changes: &[Change], old: &Snapshot, new: &Snapshot, sources: &So
             _ => None,
         })
         .collect();
-    let mut out: Vec<Finding> = changes.iter().map(|c| finding(c, old, new, sources, &renamed, &schema)).collect();
+    // Each finding is built on its own; a description read into facts is the costly part.
+    let mut out: Vec<Finding> = changes.par_iter().map(|c| finding(c, old, new, sources, &renamed, &schema)).collect();
     defaults::one_per_change(&mut out);
     sort(&mut out);
     out

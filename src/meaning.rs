@@ -488,3 +488,22 @@ mod placeholders {
         assert!(v.meaning && !v.trigger.contains("number"), "{}", v.trigger);
     }
 }
+#[cfg(test)]
+mod red_team_two {
+    use super::classify;
+
+    /// Cosmetic edits a second blind red-team pass found failing the gate.
+    #[test]
+    fn quoting_and_spelling_a_default_changes_no_fact() {
+        for (a, b) in [
+            ("Results per page, default 30.", "Results per page, default `30`."),
+            ("Max 100 items.", "Max `100` items."),
+            ("Timeout in seconds (default 30).", "Timeout in seconds. Defaults to 30 seconds."),
+            ("Page size. Default: 30", "Page size. Default: 30<br>"),
+            ("Page size. Default: 30", "Page size. Default: 30 — see docs"),
+        ] {
+            let v = classify(a, b);
+            assert!(!v.meaning, "{a:?} -> {b:?}: {}", v.trigger);
+        }
+    }
+}

@@ -236,7 +236,10 @@ pub(super) fn read(text: &str) -> Reading {
                 let inner: String = chars[i + 1..i + 1 + len].iter().collect();
                 let inner = inner.trim();
                 if example_depth.is_none() {
-                    if names_something(inner) {
+                    // A quoted number ("default `30`") is the number: quoting it changes no fact.
+                    if !inner.is_empty() && inner.chars().all(|d| d.is_ascii_digit() || d == '.') {
+                        push_word(&mut r, inner, inner);
+                    } else if names_something(inner) {
                         r.literals.push(inner.to_owned());
                     } else if c != '`' && inner.split_whitespace().count() <= 3 {
                         // A short quoted phrase is a value; its words are prose too.
@@ -533,7 +536,17 @@ pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
         out.push(Fact { kind: FactKind::Literal, key: l.clone(), shown: format!("`{l}`") });
     }
     if let Some(d) = stated_default {
-        out.push(Fact { kind: FactKind::Default, key: d.clone(), shown: format!("defaults to {d}") });
+        // A stated default is the fact; the number in the role of a default says it again.
+        out.retain(|f| !(f.kind == FactKind::Number && f.key.starts_with("default ")));
+        // The value compares by its first word, without quotes or markup: "30", "`30`", "30 seconds"
+        // and "30<br>" state one default.
+        let key = d
+            .split(|c: char| c.is_whitespace() || c == '<')
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+            .find(|w| !w.is_empty())
+            .unwrap_or("")
+            .to_owned();
+        out.push(Fact { kind: FactKind::Default, key, shown: format!("defaults to {d}") });
     }
     out
 }

@@ -97,7 +97,23 @@ fn prose(s: &str) -> String {
 /// [`prose`] that knows the names a message may quote (`names`): a backtick followed by one of them
 /// and a closing backtick is that name in one code span, whatever backticks the name holds (the
 /// longest such name wins); any other backtick pairs up as in [`prose`].
+/// The names a finding may quote: its own (tool, pointer tokens) and its tool's property names.
+pub(crate) struct Names<'c> {
+    own: Vec<String>,
+    properties: Option<&'c std::collections::HashSet<String>>,
+}
+
+impl Names<'_> {
+    fn knows(&self, s: &str) -> bool {
+        !s.is_empty() && (self.own.iter().any(|n| n == s) || self.properties.is_some_and(|p| p.contains(s)))
+    }
+}
+
 fn prose_named(s: &str, names: &[String]) -> String {
+    prose_known(s, &Names { own: names.to_vec(), properties: None })
+}
+
+fn prose_known(s: &str, names: &Names<'_>) -> String {
     let s = clip(s, MAX_FIELD);
     let mut out = String::with_capacity(s.len() + 16);
     let mut plain = String::new();
@@ -105,11 +121,9 @@ fn prose_named(s: &str, names: &[String]) -> String {
     while let Some(at) = rest.find('`') {
         plain.push_str(&rest[..at]);
         let after = &rest[at + 1..];
-        let known = names
-            .iter()
-            .filter(|n| !n.is_empty() && after.starts_with(n.as_str()) && after[n.len()..].starts_with('`'))
-            .max_by_key(|n| n.len());
-        let end = known.map(String::len).or_else(|| after.find('`'));
+        // The longest known name that the text quotes whole: a name may hold backticks itself.
+        let known = after.rmatch_indices('`').map(|(i, _)| i).find(|&i| names.knows(&after[..i]));
+        let end = known.or_else(|| after.find('`'));
         let Some(end) = end else {
             // An unpaired backtick: a literal one ([`text`] escapes it).
             plain.push('`');
@@ -133,7 +147,11 @@ fn prose_named(s: &str, names: &[String]) -> String {
 /// The input names a finding's message and migration may quote: the tool, the old name of a rename,
 /// and the parameter path and names of the pointers; when the text holds more backticks than its
 /// rule's template (a quoted name has backticks of its own), also every property name of the tool.
-fn names(f: &Finding, analysis: &Analysis) -> Vec<String> {
+/// Property names of each tool, collected once per tool: a tool with thousands of findings would
+/// otherwise walk its schemas once per finding.
+type NameCache = BTreeMap<String, std::collections::HashSet<String>>;
+
+fn names<'c>(f: &Finding, analysis: &Analysis, cache: &'c mut NameCache) -> Names<'c> {
     let mut out = vec![f.tool.clone()];
     for p in std::iter::once(f.pointer.as_str()).chain(f.from.as_deref()) {
         if p.starts_with('/') {
@@ -150,13 +168,18 @@ fn names(f: &Finding, analysis: &Analysis) -> Vec<String> {
             Some(file) => format!("{file}: {}", f.tool),
             None => f.tool.clone(),
         };
-        for side in [&analysis.old, &analysis.new] {
-            if let Some(tool) = side.tools.get(&key) {
-                property_names(tool.value(), &mut out);
+        let properties = cache.entry(key).or_insert_with_key(|key| {
+            let mut found = Vec::new();
+            for side in [&analysis.old, &analysis.new] {
+                if let Some(tool) = side.tools.get(key) {
+                    property_names(tool.value(), &mut found);
+                }
             }
-        }
+            found.into_iter().collect()
+        });
+        return Names { own: out, properties: Some(properties) };
     }
-    out
+    Names { own: out, properties: None }
 }
 
 /// The most property names [`property_names`] collects from one tool.
@@ -261,22 +284,28 @@ impl<'a> Migrations<'a> {
         Migrations { shared, written: std::collections::BTreeSet::new() }
     }
 
-    fn line(&mut self, migration: &'a str, names: &[String]) -> String {
+    fn line(&mut self, migration: &'a str, names: &Names<'_>) -> String {
         match self.shared.get(migration) {
             Some(&(label, _)) if self.written.contains(migration) => format!("Migration: as **M{label}** above."),
             Some(&(label, n)) => {
                 self.written.insert(migration);
-                format!("Migration (**M{label}**, for {n} findings): {}", prose_named(migration, names))
+                format!("Migration (**M{label}**, for {n} findings): {}", prose_known(migration, names))
             }
-            None => format!("Migration: {}", prose_named(migration, names)),
+            None => format!("Migration: {}", prose_known(migration, names)),
         }
     }
 }
 
-fn finding<'a>(f: &'a Finding, analysis: &Analysis, links: &Links, migrations: &mut Migrations<'a>) -> String {
+fn finding<'a>(
+    f: &'a Finding,
+    analysis: &Analysis,
+    links: &Links,
+    migrations: &mut Migrations<'a>,
+    cache: &mut NameCache,
+) -> String {
     let mut out = String::new();
-    let names = names(f, analysis);
-    let _ = writeln!(out, "- **{}** {}: {}", f.severity, code(f.rule.as_str()), prose_named(&f.message, &names));
+    let names = names(f, analysis, cache);
+    let _ = writeln!(out, "- **{}** {}: {}", f.severity, code(f.rule.as_str()), prose_known(&f.message, &names));
     let removal = f.at_old || f.new.is_none();
     let at = match (&f.new, &f.old) {
         (Some(new), Some(old)) if removal => {
@@ -376,6 +405,7 @@ fn findings(out: String, analysis: &Analysis, links: &Links) -> String {
     let mut ordered: Vec<&Finding> = analysis.findings.iter().collect();
     ordered.sort_by_key(|f| std::cmp::Reverse(f.severity));
     let mut migrations = Migrations::of(&ordered);
+    let mut cache = NameCache::new();
     let loud = ordered.iter().filter(|f| f.severity > Severity::Info).count();
     let mut b = Budget { out, left_out: 0 };
     for (severity, title) in
@@ -411,7 +441,7 @@ fn findings(out: String, analysis: &Analysis, links: &Links) -> String {
                 (None, true) => "#### All tools\n\n".to_owned(),
             });
             for f in findings {
-                let part = finding(f, analysis, links, &mut migrations);
+                let part = finding(f, analysis, links, &mut migrations, &mut cache);
                 let head = format!("{}{}", section.as_deref().unwrap_or(""), heading.as_deref().unwrap_or(""));
                 if b.push(&(head + &part), FINDINGS_BUDGET) {
                     section = None;

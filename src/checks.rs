@@ -89,17 +89,14 @@ pub fn findings(changes: &[Change], old: &Snapshot, new: &Snapshot, sources: &So
         })
         .collect();
     // Schema changes by tool and pointer: a description that restates one is judged beside it.
-    let schema: Vec<prose::SchemaAt<'_>> = changes
-        .iter()
-        .filter_map(|c| match &c.kind {
-            ChangeKind::Schema { change, .. } => c
-                .new_ptr
-                .as_deref()
-                .or(c.old_ptr.as_deref())
-                .map(|p| prose::SchemaAt { tool: &c.tool, pointer: p, change }),
-            _ => None,
-        })
-        .collect();
+    let mut schema = prose::SchemaByTool::new();
+    for c in changes {
+        if let (ChangeKind::Schema { change, .. }, Some(pointer)) =
+            (&c.kind, c.new_ptr.as_deref().or(c.old_ptr.as_deref()))
+        {
+            schema.entry(c.tool.as_str()).or_default().push(prose::SchemaAt { pointer, change });
+        }
+    }
     // Each finding is built on its own; a description read into facts is the costly part.
     let mut out: Vec<Finding> = changes.par_iter().map(|c| finding(c, old, new, sources, &renamed, &schema)).collect();
     defaults::one_per_change(&mut out);
@@ -196,7 +193,7 @@ fn finding(
     new: &Snapshot,
     sources: &Sources,
     renamed: &HashMap<&str, &str>,
-    schema: &[prose::SchemaAt<'_>],
+    schema: &prose::SchemaByTool<'_>,
 ) -> Finding {
     let old_tool = tool_for(old, change, renamed);
     let new_tool = new.tools.get(&change.tool);
@@ -408,7 +405,7 @@ fn side_word(side: Side) -> &'static str {
 }
 
 #[allow(clippy::too_many_lines, reason = "one arm per change kind; splitting would scatter the mapping")]
-fn draft(change: &Change, new_tool: Option<&Tool>, schema: &[prose::SchemaAt<'_>]) -> Draft {
+fn draft(change: &Change, new_tool: Option<&Tool>, schema: &prose::SchemaByTool<'_>) -> Draft {
     use RuleId as R;
     let path_of = |p: &Option<String>| p.as_deref().map_or_else(String::new, readable_path);
     let old_path = path_of(&change.old_ptr);

@@ -61,6 +61,8 @@ pub struct Verdict {
     pub trigger: String,
     /// Word diff in `[-old-]{+new+}` form.
     pub diff: String,
+    /// The defaults the old and new texts state in prose ([`stated_default`]), as read.
+    pub defaults: (Option<String>, Option<String>),
 }
 
 impl Verdict {
@@ -112,7 +114,8 @@ pub fn classify(old: &str, new: &str) -> Verdict {
             });
         }
     }
-    let (fa, fb) = (facts::facts(&a, stated_default(&wa)), facts::facts(&b, stated_default(&wb)));
+    let defaults = (stated_default(&wa), stated_default(&wb));
+    let (fa, fb) = (facts::facts(&a, defaults.0.clone()), facts::facts(&b, defaults.1.clone()));
     let key = |f: &Fact| (f.kind, if f.kind == FactKind::Literal { literal_key(&f.key) } else { f.key.clone() });
     let (ka, kb): (BTreeSet<_>, BTreeSet<_>) = (fa.iter().map(key).collect(), fb.iter().map(key).collect());
     let removed: Vec<&Fact> = dedup(fa.iter().filter(|f| !kb.contains(&key(f))));
@@ -178,7 +181,7 @@ pub fn classify(old: &str, new: &str) -> Verdict {
         "every fact is the same".to_owned()
     };
     changes.truncate(MAX_CHANGES);
-    Verdict { meaning, changes, trigger, diff }
+    Verdict { meaning, changes, trigger, diff, defaults }
 }
 
 /// The parts of two descriptions that are read: the whole texts when they are short; for long texts,
@@ -212,13 +215,6 @@ pub fn summary(changes: &[&FactChange]) -> String {
         let _ = write!(t, "; and {} more", changes.len() - 2);
     }
     t
-}
-
-/// The defaults the two descriptions state, read in the same bounded window as [`classify`].
-#[must_use]
-pub fn stated_defaults(old: &str, new: &str) -> (Option<String>, Option<String>) {
-    let (a, b, _) = window(old, new);
-    (stated_default(&a), stated_default(&b))
 }
 
 /// Literal values compare without case and separators: `pull_number` and `pullNumber` are one name.

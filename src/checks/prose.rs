@@ -17,7 +17,6 @@ use crate::meaning::{self, FactChange, FactKind};
 
 /// A schema change of a tool, where it is.
 pub(super) struct SchemaAt<'c> {
-    pub tool: &'c str,
     pub pointer: &'c str,
     pub change: &'c SchemaChange,
 }
@@ -27,7 +26,10 @@ const GRAVE: &str =
 const RESTATED: &str =
     "The edit restates a schema change at the same place, which has its own finding; it is shown for review. ";
 
-pub(super) fn description_draft(change: &Change, old: &str, new: &str, schema: &[SchemaAt<'_>]) -> Draft {
+/// Schema changes by tool: each description looks only at its own tool's.
+pub(super) type SchemaByTool<'c> = std::collections::HashMap<&'c str, Vec<SchemaAt<'c>>>;
+
+pub(super) fn description_draft(change: &Change, old: &str, new: &str, schema: &SchemaByTool<'_>) -> Draft {
     let verdict = meaning::classify(old, new);
     let pointer = change.new_ptr.as_deref().unwrap_or("/description");
     let holder = pointer.strip_suffix("/description").unwrap_or(pointer);
@@ -45,8 +47,9 @@ pub(super) fn description_draft(change: &Change, old: &str, new: &str, schema: &
     // The schema changes at the same place: the parameter and below it, or for the tool description
     // the tool's schema changes whose values the fact names.
     let here: Vec<&SchemaAt<'_>> = schema
-        .iter()
-        .filter(|s| s.tool == change.tool)
+        .get(change.tool.as_str())
+        .into_iter()
+        .flatten()
         .filter(|s| holder.is_empty() || s.pointer == holder || s.pointer.starts_with(&format!("{holder}/")))
         .collect();
     let carried = |c: &FactChange| {
@@ -54,7 +57,7 @@ pub(super) fn description_draft(change: &Change, old: &str, new: &str, schema: &
     };
     let (restated, own): (Vec<&FactChange>, Vec<&FactChange>) = verdict.changes.iter().partition(|c| carried(c));
     let default_only = |cs: &[&FactChange]| cs.iter().all(|c| c.kind == FactKind::Default || c.label == "default");
-    let (was, now) = meaning::stated_defaults(old, new);
+    let (was, now) = verdict.defaults.clone();
     if own.is_empty() {
         // A stated default that moved with the `default` keyword: one change, one finding. The keyword's
         // `input-default-changed` takes this one's word diff (see `checks::defaults`).

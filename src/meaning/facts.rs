@@ -451,9 +451,16 @@ pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
     let first_sentence = r.words.first().map_or(0, |w| w.sentence);
     // A fact is shown with its sentence (its clauses joined), so "For pagination" reads as "For
     // pagination, use the 'endCursor' from the previous response".
+    // The clauses of each sentence, gathered in one pass (not one pass over the words per fact).
+    let mut sentences: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for w in &r.words {
+        let clauses = sentences.entry(w.sentence).or_default();
+        if clauses.last() != Some(&w.clause) {
+            clauses.push(w.clause);
+        }
+    }
     let sentence_text = |sentence: usize| {
-        let mut clauses: Vec<usize> = r.words.iter().filter(|w| w.sentence == sentence).map(|w| w.clause).collect();
-        clauses.dedup();
+        let clauses = sentences.get(&sentence).map_or(&[][..], Vec::as_slice);
         let text = clauses.iter().filter_map(|c| r.clauses.get(*c)).map(String::as_str).collect::<Vec<_>>().join(", ");
         clip(&text, 100)
     };

@@ -657,9 +657,11 @@ mod tests {
         // The same below a required member, beside a small optional one: embedding the optional
         // member's values would build the huge minimal instance first.
         let s = json!({"type": "object", "required": ["big"], "properties": {"big": {"$ref": "#/$defs/l5"}, "mode": {"enum": ["a", "b"]}}, "$defs": s["$defs"]});
+        // A guard against building the 10^6-leaf instance (minutes), not a performance claim: the
+        // bound is generous because a loaded 2-core machine took 0.8 s where a quiet one takes 0.1 s.
         let start = std::time::Instant::now();
         assert!(candidates(&s, &s, true, &Budget::new(1 << 40, 1 << 40)).is_empty());
-        assert!(start.elapsed() < std::time::Duration::from_millis(500), "{:?}", start.elapsed());
+        assert!(start.elapsed() < std::time::Duration::from_secs(10), "{:?}", start.elapsed());
     }
 
     #[test]

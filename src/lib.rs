@@ -13,6 +13,7 @@ pub mod lint;
 pub mod load;
 pub mod lock;
 pub mod meaning;
+pub mod names;
 pub mod policy;
 pub mod report;
 pub mod schema;

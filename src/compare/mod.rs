@@ -474,7 +474,7 @@ struct Ident {
 
 impl Ident {
     fn of(name: &str) -> Ident {
-        Ident { norm: normalize_name(name), words: crate::checks::words(name) }
+        Ident { norm: normalize_name(name), words: crate::names::words(name) }
     }
 
     fn similarity(&self, other: &Ident) -> f64 {
@@ -1722,7 +1722,7 @@ impl<'a, 'o> Walker<'a, 'o> {
                 );
                 // A required input that picks the target is also a change of authority: reported on
                 // its own, since its migration (a new tool name) differs from the syntax break's.
-                if crate::checks::parameter_authority(name, Some(b.value)).is_some() {
+                if crate::names::authority::parameter_authority(name, Some(b.value)).is_some() {
                     self.emit(
                         SchemaChange::PropertyAdded { name: (*name).to_owned(), required: true, old_closed },
                         op,

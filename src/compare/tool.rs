@@ -10,9 +10,9 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::Walker;
 use super::budget::{self, Budget};
 use super::tools::{description_words, jaccard, param_names};
+use super::walk::Walker;
 use super::witness::Judge;
 use super::{Change, ChangeKind, HINTS, Side, dialect, probe};
 use crate::load::Tool;

@@ -358,8 +358,8 @@ impl<'a, 'o> Walker<'a, 'o> {
 mod tests {
     use serde_json::{Map, json};
 
-    use super::super::budget;
     use super::*;
+    use crate::compare::budget;
 
     #[test]
     fn an_exhausted_budget_stops_the_walk_and_says_so_once() {

@@ -18,122 +18,6 @@ use super::{Delta, Fate, SchemaChange, Side};
 use crate::load::span::escape_token;
 use crate::schema::{self, At, TypeSet, View};
 
-/// Neither side has subschemas that evaluate properties (so `unevaluatedProperties` is
-/// `additionalProperties`).
-pub(super) fn plain_objects(vo: &View<'_>, vn: &View<'_>) -> bool {
-    const APPLICATORS: &[&str] =
-        &["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "dependentSchemas", "$dynamicRef"];
-    [vo, vn].iter().all(|v| APPLICATORS.iter().all(|k| v.get(k).is_none()) && v.merged.is_empty())
-}
-
-/// A `dependentRequired` value as a map from each trigger to the names it requires (empty when absent
-/// or malformed).
-pub(super) fn dependencies(keyword: Option<&Value>) -> BTreeMap<&str, BTreeSet<&str>> {
-    keyword
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .map(|(name, list)| (name.as_str(), list.as_array().into_iter().flatten().filter_map(Value::as_str).collect()))
-        .collect()
-}
-
-/// The names required when `key` is present, following `dependentRequired` from name to name, nearest
-/// first, each once, and at most [`CHAIN_CAP`] of them (beyond that a dependency counts as not
-/// implied: a change is reported, never hidden).
-pub(super) fn dependency_chain<'d, 'v>(
-    deps: &'d BTreeMap<&'v str, BTreeSet<&'v str>>,
-    key: &str,
-) -> impl Iterator<Item = &'v str> + 'd {
-    let mut seen: HashSet<&'v str> = HashSet::new();
-    let mut queue: std::collections::VecDeque<&'v str> = deps.get(key).into_iter().flatten().copied().collect();
-    std::iter::from_fn(move || {
-        while let Some(name) = queue.pop_front() {
-            if seen.insert(name) {
-                queue.extend(deps.get(name).into_iter().flatten().copied());
-                return Some(name);
-            }
-        }
-        None
-    })
-    .take(CHAIN_CAP)
-}
-
-/// How many names a `dependentRequired` chain is followed through.
-const CHAIN_CAP: usize = 1_024;
-
-/// What rename pairing knows about one property, computed once.
-struct Param<'a> {
-    name: &'a str,
-    ident: Ident,
-    types: Option<TypeSet>,
-    required: bool,
-    description: BTreeSet<String>,
-}
-
-impl<'a> Param<'a> {
-    fn of(name: &'a str, props: &BTreeMap<&'a str, At<'a>>, required: &BTreeSet<&str>) -> Param<'a> {
-        let value = props[name].value;
-        Param {
-            name,
-            ident: Ident::of(name),
-            types: value.get("type").and_then(schema::parse_types),
-            required: required.contains(name),
-            description: description_words(value, 2),
-        }
-    }
-}
-
-/// Pairs removed and added properties that are the same parameter under a new name.
-fn pair_renamed_properties<'a>(
-    removed: &[&'a str],
-    added: &[&'a str],
-    po: &BTreeMap<&'a str, At<'a>>,
-    pn: &BTreeMap<&'a str, At<'a>>,
-    ro: &BTreeSet<&str>,
-    rn: &BTreeSet<&str>,
-) -> Vec<(&'a str, &'a str)> {
-    let old: Vec<Param<'a>> = removed.iter().map(|a| Param::of(a, po, ro)).collect();
-    let new: Vec<Param<'a>> = added.iter().map(|b| Param::of(b, pn, rn)).collect();
-    let pairs = candidate_pairs(old.len(), new.len(), || {
-        fn evidence<'p>(p: &'p Param<'_>) -> (&'p Ident, Vec<String>) {
-            let words: Vec<&str> = p.description.iter().map(String::as_str).collect();
-            (&p.ident, if words.is_empty() { Vec::new() } else { vec![format!("d:{}", words.join(" "))] })
-        }
-        let old_keys: Vec<(&Ident, Vec<String>)> = old.iter().map(evidence).collect();
-        let new_keys: Vec<(&Ident, Vec<String>)> = new.iter().map(evidence).collect();
-        blocked_pairs(&old_keys, &new_keys)
-    });
-    // One parameter out, one in, of the same shape: a rename even under a less similar name.
-    let unambiguous = old.len() == 1 && new.len() == 1;
-    let mut candidates = Vec::new();
-    for (i, j) in pairs {
-        let (a, b) = (&old[i], &new[j]);
-        let mut score = a.ident.similarity(&b.ident);
-        if a.types.is_some() && a.types == b.types {
-            score += 0.1;
-        } else if a.types.is_some() && b.types.is_some() {
-            score -= 0.15;
-        }
-        if a.required == b.required {
-            score += 0.05;
-        }
-        if !a.description.is_empty() && !b.description.is_empty() {
-            let similar = jaccard(&a.description, &b.description);
-            score += if similar >= 0.5 {
-                0.2
-            } else if similar < 0.1 {
-                -0.1
-            } else {
-                0.0
-            };
-        }
-        if score >= 0.85 || (unambiguous && score >= 0.75) {
-            candidates.push((score, i, j));
-        }
-    }
-    assign(candidates).into_iter().map(|(i, j)| (old[i].name, new[j].name)).collect()
-}
-
 impl<'a> Walker<'a, '_> {
     /// `dependentRequired`: a name newly required when another is present accepts less.
     pub(super) fn dependent_required(&mut self, vo: &View<'a>, vn: &View<'a>) {
@@ -377,4 +261,120 @@ impl<'a> Walker<'a, '_> {
             (x, y) => self.walk_at(Seg::Extra, x.unwrap_or(&TRUE), pa, y.unwrap_or(&TRUE), pb),
         }
     }
+}
+
+/// Neither side has subschemas that evaluate properties (so `unevaluatedProperties` is
+/// `additionalProperties`).
+pub(super) fn plain_objects(vo: &View<'_>, vn: &View<'_>) -> bool {
+    const APPLICATORS: &[&str] =
+        &["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "dependentSchemas", "$dynamicRef"];
+    [vo, vn].iter().all(|v| APPLICATORS.iter().all(|k| v.get(k).is_none()) && v.merged.is_empty())
+}
+
+/// A `dependentRequired` value as a map from each trigger to the names it requires (empty when absent
+/// or malformed).
+pub(super) fn dependencies(keyword: Option<&Value>) -> BTreeMap<&str, BTreeSet<&str>> {
+    keyword
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(name, list)| (name.as_str(), list.as_array().into_iter().flatten().filter_map(Value::as_str).collect()))
+        .collect()
+}
+
+/// The names required when `key` is present, following `dependentRequired` from name to name, nearest
+/// first, each once, and at most [`CHAIN_CAP`] of them (beyond that a dependency counts as not
+/// implied: a change is reported, never hidden).
+pub(super) fn dependency_chain<'d, 'v>(
+    deps: &'d BTreeMap<&'v str, BTreeSet<&'v str>>,
+    key: &str,
+) -> impl Iterator<Item = &'v str> + 'd {
+    let mut seen: HashSet<&'v str> = HashSet::new();
+    let mut queue: std::collections::VecDeque<&'v str> = deps.get(key).into_iter().flatten().copied().collect();
+    std::iter::from_fn(move || {
+        while let Some(name) = queue.pop_front() {
+            if seen.insert(name) {
+                queue.extend(deps.get(name).into_iter().flatten().copied());
+                return Some(name);
+            }
+        }
+        None
+    })
+    .take(CHAIN_CAP)
+}
+
+/// How many names a `dependentRequired` chain is followed through.
+const CHAIN_CAP: usize = 1_024;
+
+/// What rename pairing knows about one property, computed once.
+struct Param<'a> {
+    name: &'a str,
+    ident: Ident,
+    types: Option<TypeSet>,
+    required: bool,
+    description: BTreeSet<String>,
+}
+
+impl<'a> Param<'a> {
+    fn of(name: &'a str, props: &BTreeMap<&'a str, At<'a>>, required: &BTreeSet<&str>) -> Param<'a> {
+        let value = props[name].value;
+        Param {
+            name,
+            ident: Ident::of(name),
+            types: value.get("type").and_then(schema::parse_types),
+            required: required.contains(name),
+            description: description_words(value, 2),
+        }
+    }
+}
+
+/// Pairs removed and added properties that are the same parameter under a new name.
+fn pair_renamed_properties<'a>(
+    removed: &[&'a str],
+    added: &[&'a str],
+    po: &BTreeMap<&'a str, At<'a>>,
+    pn: &BTreeMap<&'a str, At<'a>>,
+    ro: &BTreeSet<&str>,
+    rn: &BTreeSet<&str>,
+) -> Vec<(&'a str, &'a str)> {
+    let old: Vec<Param<'a>> = removed.iter().map(|a| Param::of(a, po, ro)).collect();
+    let new: Vec<Param<'a>> = added.iter().map(|b| Param::of(b, pn, rn)).collect();
+    let pairs = candidate_pairs(old.len(), new.len(), || {
+        fn evidence<'p>(p: &'p Param<'_>) -> (&'p Ident, Vec<String>) {
+            let words: Vec<&str> = p.description.iter().map(String::as_str).collect();
+            (&p.ident, if words.is_empty() { Vec::new() } else { vec![format!("d:{}", words.join(" "))] })
+        }
+        let old_keys: Vec<(&Ident, Vec<String>)> = old.iter().map(evidence).collect();
+        let new_keys: Vec<(&Ident, Vec<String>)> = new.iter().map(evidence).collect();
+        blocked_pairs(&old_keys, &new_keys)
+    });
+    // One parameter out, one in, of the same shape: a rename even under a less similar name.
+    let unambiguous = old.len() == 1 && new.len() == 1;
+    let mut candidates = Vec::new();
+    for (i, j) in pairs {
+        let (a, b) = (&old[i], &new[j]);
+        let mut score = a.ident.similarity(&b.ident);
+        if a.types.is_some() && a.types == b.types {
+            score += 0.1;
+        } else if a.types.is_some() && b.types.is_some() {
+            score -= 0.15;
+        }
+        if a.required == b.required {
+            score += 0.05;
+        }
+        if !a.description.is_empty() && !b.description.is_empty() {
+            let similar = jaccard(&a.description, &b.description);
+            score += if similar >= 0.5 {
+                0.2
+            } else if similar < 0.1 {
+                -0.1
+            } else {
+                0.0
+            };
+        }
+        if score >= 0.85 || (unambiguous && score >= 0.75) {
+            candidates.push((score, i, j));
+        }
+    }
+    assign(candidates).into_iter().map(|(i, j)| (old[i].name, new[j].name)).collect()
 }

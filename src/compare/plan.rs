@@ -16,6 +16,125 @@ use super::{Fate, SchemaChange, Side};
 use crate::load::span::escape_token;
 use crate::schema::{TypeSet, View};
 
+impl Walker<'_, '_> {
+    /// Local candidate witnesses for a change that narrows in the breaking direction: values the
+    /// accepting side ("sub": old for inputs, new for outputs) allows at this place and the other side
+    /// may reject. Confirmed later against the whole schemas.
+    #[allow(clippy::too_many_lines, reason = "one arm per change kind")]
+    pub(super) fn plan_for(&self, change: &SchemaChange, old_ptr: Option<&str>, new_ptr: Option<&str>) -> Option<Plan> {
+        let input = self.side == Side::Input;
+        let &(lo, ln) = self.locals.last()?;
+        let (sub, sub_root) = if input { (lo, self.old_root) } else { (ln, self.new_root) };
+        let budget = self.budget;
+        let ex = |s: &Value| witness::example(s, sub_root, budget);
+        let sub_obj = || match ex(sub) {
+            Some(Value::Object(m)) => Some(m),
+            _ if sub.get("type").is_none_or(|t| t == "object") => Some(Map::new()),
+            _ => None,
+        };
+        let with = |name: &str, value: Option<Value>| -> Vec<Value> {
+            match (sub_obj(), value) {
+                (Some(mut o), Some(v)) => {
+                    o.insert(name.to_owned(), v);
+                    vec![Value::Object(o)]
+                }
+                _ => Vec::new(),
+            }
+        };
+        let prop = |name: &str| sub.get("properties").and_then(|p| p.get(name)).unwrap_or(&TRUE);
+        let obj_only = || sub_obj().map(Value::Object).into_iter().collect::<Vec<_>>();
+        let mut dropped = None;
+        let candidates: Vec<Value> = match change {
+            SchemaChange::RequiredAdded { .. } if input => obj_only(),
+            SchemaChange::RequiredRemoved { .. } if !input => obj_only(),
+            SchemaChange::PropertyRemoved { name, was_required, fate } => {
+                if input {
+                    if *fate == Fate::Ignored {
+                        dropped = Some(name.clone());
+                    }
+                    with(name, ex(prop(name)))
+                } else {
+                    if !was_required {
+                        dropped = Some(name.clone());
+                    }
+                    // The new schema may now allow values the old one forbade under that name.
+                    let mut v: Vec<Value> = type_probes(&TRUE, TypeSet::ALL, sub_root, budget)
+                        .into_iter()
+                        .flat_map(|x| with(name, Some(x)))
+                        .collect();
+                    v.extend(obj_only());
+                    v
+                }
+            }
+            SchemaChange::PropertyRenamed { from, fate, .. } => {
+                if input {
+                    if *fate == Fate::Ignored {
+                        dropped = Some(from.clone());
+                    }
+                    with(from, ex(prop(from)))
+                } else {
+                    dropped = Some(from.clone());
+                    obj_only()
+                }
+            }
+            SchemaChange::PropertyAdded { name, old_closed: true, .. } if !input => with(name, ex(prop(name))),
+            // Strictly, an open old schema accepted any value under the new name; a witness shows it
+            // (reported at `info`: undeclared arguments are not part of the old contract).
+            SchemaChange::PropertyAdded { name, old_closed: false, .. } if input => {
+                [json!(null), json!(true), json!("example"), json!(1), json!(0.5), json!([]), json!({})]
+                    .into_iter()
+                    .flat_map(|v| with(name, Some(v)))
+                    .collect()
+            }
+            SchemaChange::AdditionalProperties { closed } if *closed == input => {
+                with(witness::EXTRA_KEY, ex(sub.get("additionalProperties").unwrap_or(&TRUE)))
+            }
+            SchemaChange::Type { old, new } => {
+                let lost = if input { old.minus(*new) } else { new.minus(*old) };
+                type_probes(sub, lost, sub_root, budget)
+            }
+            SchemaChange::Enum { removed, added, introduced, dropped: gone } => {
+                let mut v: Vec<Value> = if input { removed } else { added }.iter().take(8).cloned().collect();
+                if (input && *introduced) || (!input && *gone) {
+                    let types = View::new(sub, "").types;
+                    v.extend(type_probes(sub, types, sub_root, budget));
+                    v.extend([
+                        json!("x-mcp-drift"),
+                        json!(""),
+                        json!(0),
+                        json!(-1),
+                        json!(0.5),
+                        json!(true),
+                        json!(null),
+                    ]);
+                }
+                v
+            }
+            SchemaChange::Constraint { keyword, old, new, delta } if delta.breaks(input) => {
+                let sup = if input { ln } else { lo };
+                constraint_probes(keyword, old.as_ref(), new.as_ref(), sub, sup, (sub_root, budget))
+            }
+            SchemaChange::Pattern { .. } => {
+                let mut v = pattern_probes(sub);
+                v.extend(ex(sub));
+                v
+            }
+            SchemaChange::Composition { delta, .. } if delta.breaks(input) => {
+                let (root, ptr) = if input { (self.old_root, old_ptr) } else { (self.new_root, new_ptr) };
+                let branch = ptr.and_then(|p| p.strip_prefix(self.base)).and_then(|p| root.pointer(p));
+                let mut v: Vec<Value> =
+                    branch.and_then(|b| witness::example(b, sub_root, budget)).into_iter().collect();
+                if let Some(b) = branch {
+                    v.extend(type_probes(b, View::new(b, "").types, sub_root, budget));
+                }
+                v
+            }
+            _ => return None,
+        };
+        Some(Plan { tries: candidates.into_iter().map(|c| (self.path.clone(), c)).collect(), dropped })
+    }
+}
+
 /// Values of the given types that respect the schema's other keywords where possible.
 fn type_probes(sub: &Value, types: TypeSet, root: &Value, budget: &Budget) -> Vec<Value> {
     let mut out = Vec::new();
@@ -196,124 +315,5 @@ fn constraint_probes(
         }
         "pattern" => pattern_probes(sub),
         _ => Vec::new(),
-    }
-}
-
-impl Walker<'_, '_> {
-    /// Local candidate witnesses for a change that narrows in the breaking direction: values the
-    /// accepting side ("sub": old for inputs, new for outputs) allows at this place and the other side
-    /// may reject. Confirmed later against the whole schemas.
-    #[allow(clippy::too_many_lines, reason = "one arm per change kind")]
-    pub(super) fn plan_for(&self, change: &SchemaChange, old_ptr: Option<&str>, new_ptr: Option<&str>) -> Option<Plan> {
-        let input = self.side == Side::Input;
-        let &(lo, ln) = self.locals.last()?;
-        let (sub, sub_root) = if input { (lo, self.old_root) } else { (ln, self.new_root) };
-        let budget = self.budget;
-        let ex = |s: &Value| witness::example(s, sub_root, budget);
-        let sub_obj = || match ex(sub) {
-            Some(Value::Object(m)) => Some(m),
-            _ if sub.get("type").is_none_or(|t| t == "object") => Some(Map::new()),
-            _ => None,
-        };
-        let with = |name: &str, value: Option<Value>| -> Vec<Value> {
-            match (sub_obj(), value) {
-                (Some(mut o), Some(v)) => {
-                    o.insert(name.to_owned(), v);
-                    vec![Value::Object(o)]
-                }
-                _ => Vec::new(),
-            }
-        };
-        let prop = |name: &str| sub.get("properties").and_then(|p| p.get(name)).unwrap_or(&TRUE);
-        let obj_only = || sub_obj().map(Value::Object).into_iter().collect::<Vec<_>>();
-        let mut dropped = None;
-        let candidates: Vec<Value> = match change {
-            SchemaChange::RequiredAdded { .. } if input => obj_only(),
-            SchemaChange::RequiredRemoved { .. } if !input => obj_only(),
-            SchemaChange::PropertyRemoved { name, was_required, fate } => {
-                if input {
-                    if *fate == Fate::Ignored {
-                        dropped = Some(name.clone());
-                    }
-                    with(name, ex(prop(name)))
-                } else {
-                    if !was_required {
-                        dropped = Some(name.clone());
-                    }
-                    // The new schema may now allow values the old one forbade under that name.
-                    let mut v: Vec<Value> = type_probes(&TRUE, TypeSet::ALL, sub_root, budget)
-                        .into_iter()
-                        .flat_map(|x| with(name, Some(x)))
-                        .collect();
-                    v.extend(obj_only());
-                    v
-                }
-            }
-            SchemaChange::PropertyRenamed { from, fate, .. } => {
-                if input {
-                    if *fate == Fate::Ignored {
-                        dropped = Some(from.clone());
-                    }
-                    with(from, ex(prop(from)))
-                } else {
-                    dropped = Some(from.clone());
-                    obj_only()
-                }
-            }
-            SchemaChange::PropertyAdded { name, old_closed: true, .. } if !input => with(name, ex(prop(name))),
-            // Strictly, an open old schema accepted any value under the new name; a witness shows it
-            // (reported at `info`: undeclared arguments are not part of the old contract).
-            SchemaChange::PropertyAdded { name, old_closed: false, .. } if input => {
-                [json!(null), json!(true), json!("example"), json!(1), json!(0.5), json!([]), json!({})]
-                    .into_iter()
-                    .flat_map(|v| with(name, Some(v)))
-                    .collect()
-            }
-            SchemaChange::AdditionalProperties { closed } if *closed == input => {
-                with(witness::EXTRA_KEY, ex(sub.get("additionalProperties").unwrap_or(&TRUE)))
-            }
-            SchemaChange::Type { old, new } => {
-                let lost = if input { old.minus(*new) } else { new.minus(*old) };
-                type_probes(sub, lost, sub_root, budget)
-            }
-            SchemaChange::Enum { removed, added, introduced, dropped: gone } => {
-                let mut v: Vec<Value> = if input { removed } else { added }.iter().take(8).cloned().collect();
-                if (input && *introduced) || (!input && *gone) {
-                    let types = View::new(sub, "").types;
-                    v.extend(type_probes(sub, types, sub_root, budget));
-                    v.extend([
-                        json!("x-mcp-drift"),
-                        json!(""),
-                        json!(0),
-                        json!(-1),
-                        json!(0.5),
-                        json!(true),
-                        json!(null),
-                    ]);
-                }
-                v
-            }
-            SchemaChange::Constraint { keyword, old, new, delta } if delta.breaks(input) => {
-                let sup = if input { ln } else { lo };
-                constraint_probes(keyword, old.as_ref(), new.as_ref(), sub, sup, (sub_root, budget))
-            }
-            SchemaChange::Pattern { .. } => {
-                let mut v = pattern_probes(sub);
-                v.extend(ex(sub));
-                v
-            }
-            SchemaChange::Composition { delta, .. } if delta.breaks(input) => {
-                let (root, ptr) = if input { (self.old_root, old_ptr) } else { (self.new_root, new_ptr) };
-                let branch = ptr.and_then(|p| p.strip_prefix(self.base)).and_then(|p| root.pointer(p));
-                let mut v: Vec<Value> =
-                    branch.and_then(|b| witness::example(b, sub_root, budget)).into_iter().collect();
-                if let Some(b) = branch {
-                    v.extend(type_probes(b, View::new(b, "").types, sub_root, budget));
-                }
-                v
-            }
-            _ => return None,
-        };
-        Some(Plan { tries: candidates.into_iter().map(|c| (self.path.clone(), c)).collect(), dropped })
     }
 }

@@ -13,29 +13,6 @@ use crate::schema::{self, At, RefProblem};
 /// Longest chain of `$ref` hops followed before giving up.
 const MAX_REF_HOPS: usize = 64;
 
-/// Why a reference is not followed, for a `*-cannot-decide` finding.
-pub(super) fn ref_reason(problem: &RefProblem) -> String {
-    match problem {
-        RefProblem::Remote(r) => format!("`$ref: {r}` leaves the document and is never fetched"),
-        RefProblem::Dynamic(r) => format!("dynamic reference `{r}` depends on the path of evaluation; not followed"),
-        RefProblem::Unresolved(r) => format!("reference `{r}` does not resolve"),
-        RefProblem::Ambiguous(r) => format!("reference `{r}` names more than one schema"),
-        RefProblem::TooLong(n) => format!("a chain of more than {n} references is not followed"),
-    }
-}
-
-/// A schema with its `$ref` chain followed inside `root` (as far as it resolves locally).
-pub(super) fn follow<'v>(mut v: &'v Value, root: &'v Value) -> &'v Value {
-    for _ in 0..MAX_REF_HOPS {
-        let Some(r) = v.get("$ref").and_then(Value::as_str) else { break };
-        match schema::resolve(root, v.as_object(), r) {
-            Ok((_, t)) => v = t,
-            Err(_) => break,
-        }
-    }
-    v
-}
-
 impl<'a> Walker<'a, '_> {
     /// Follows `$ref` (and `$dynamicRef`) while the schema is nothing but a reference (annotations
     /// aside), each resolved in the resource it is written in. Returns the target and its pointer, or
@@ -118,4 +95,27 @@ impl<'a> Walker<'a, '_> {
             (Err(problem), _) | (_, Err(problem)) => self.cannot_decide("$ref", ref_reason(&problem), &op, &np),
         }
     }
+}
+
+/// Why a reference is not followed, for a `*-cannot-decide` finding.
+pub(super) fn ref_reason(problem: &RefProblem) -> String {
+    match problem {
+        RefProblem::Remote(r) => format!("`$ref: {r}` leaves the document and is never fetched"),
+        RefProblem::Dynamic(r) => format!("dynamic reference `{r}` depends on the path of evaluation; not followed"),
+        RefProblem::Unresolved(r) => format!("reference `{r}` does not resolve"),
+        RefProblem::Ambiguous(r) => format!("reference `{r}` names more than one schema"),
+        RefProblem::TooLong(n) => format!("a chain of more than {n} references is not followed"),
+    }
+}
+
+/// A schema with its `$ref` chain followed inside `root` (as far as it resolves locally).
+pub(super) fn follow<'v>(mut v: &'v Value, root: &'v Value) -> &'v Value {
+    for _ in 0..MAX_REF_HOPS {
+        let Some(r) = v.get("$ref").and_then(Value::as_str) else { break };
+        match schema::resolve(root, v.as_object(), r) {
+            Ok((_, t)) => v = t,
+            Err(_) => break,
+        }
+    }
+    v
 }

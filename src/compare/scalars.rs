@@ -18,6 +18,155 @@ use crate::schema::{self, TypeSet, View, json_eq, num_cmp};
 /// The whole domain of `null` and `boolean`.
 static SMALL: [Value; 3] = [Value::Null, Value::Bool(false), Value::Bool(true)];
 
+impl<'a> Walker<'a, '_> {
+    pub(super) fn types_and_values(&mut self, vo: &View<'a>, vn: &View<'a>) {
+        let type_ptrs = || {
+            (vo.types_at.clone().or_else(|| Some(vo.ptr.clone())), vn.types_at.clone().or_else(|| Some(vn.ptr.clone())))
+        };
+        if vo.values.is_none() && vn.values.is_none() {
+            let lost = vo.types.minus(vn.types);
+            let gained = vn.types.minus(vo.types);
+            if !lost.is_empty() || !gained.is_empty() {
+                let (a, b) = type_ptrs();
+                self.emit(SchemaChange::Type { old: vo.types, new: vn.types }, a, b);
+            }
+            return;
+        }
+        let accepts = |v: &View<'_>, x: &Value| {
+            v.types.admits(x) && v.values.as_ref().is_none_or(|(list, _)| list.iter().any(|w| json_eq(x, w)))
+        };
+        let finite_domain = |v: &View<'a>| -> Option<Vec<&'a Value>> {
+            if let Some((list, _)) = &v.values {
+                return Some(list.iter().copied().filter(|x| v.types.admits(x)).collect());
+            }
+            if TypeSet::NULL.union(TypeSet::BOOLEAN).contains(v.types) {
+                return Some(SMALL.iter().filter(|x| v.types.admits(x)).collect());
+            }
+            None
+        };
+        let (old_dom, new_dom) = (finite_domain(vo), finite_domain(vn));
+        let removed: Vec<Value> = old_dom.as_ref().map(|d| fast_difference(d, vn, &accepts)).unwrap_or_default();
+        let added: Vec<Value> = new_dom.as_ref().map(|d| fast_difference(d, vo, &accepts)).unwrap_or_default();
+        let introduced = old_dom.is_none() && new_dom.is_some();
+        let dropped = old_dom.is_some() && new_dom.is_none();
+        if removed.is_empty() && added.is_empty() && !introduced && !dropped {
+            return;
+        }
+        let optr = vo
+            .values
+            .as_ref()
+            .map(|(_, p)| p.clone())
+            .or_else(|| vo.types_at.clone())
+            .unwrap_or_else(|| vo.ptr.clone());
+        let nptr = vn
+            .values
+            .as_ref()
+            .map(|(_, p)| p.clone())
+            .or_else(|| vn.types_at.clone())
+            .unwrap_or_else(|| vn.ptr.clone());
+        self.emit(SchemaChange::Enum { removed, added, introduced, dropped }, Some(optr), Some(nptr));
+    }
+
+    #[allow(
+        clippy::float_cmp,
+        reason = "equal written bounds are exactly equal; anything else is compared by divisibility"
+    )]
+    pub(super) fn numbers(&mut self, vo: &View<'a>, vn: &View<'a>, common: TypeSet) {
+        let integers_only = !common.intersects(TypeSet::FRACTION);
+        for lower in [true, false] {
+            let a = bound(vo, lower, integers_only);
+            let b = bound(vn, lower, integers_only);
+            let (tighter, looser) = compare_bounds(a.as_ref(), b.as_ref(), lower);
+            if tighter || looser {
+                let keyword =
+                    b.as_ref().or(a.as_ref()).map_or(if lower { "minimum" } else { "maximum" }, |x| x.keyword);
+                let op = a.as_ref().map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
+                let np = b.as_ref().map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
+                self.emit(
+                    SchemaChange::Constraint {
+                        keyword: keyword.to_owned(),
+                        old: a.map(|x| x.written),
+                        new: b.map(|x| x.written),
+                        delta: Delta::of(tighter, looser),
+                    },
+                    Some(op),
+                    Some(np),
+                );
+            }
+        }
+        let (a, b) = (vo.get("multipleOf"), vn.get("multipleOf"));
+        let delta = match (a.and_then(|x| x.value.as_f64()), b.and_then(|x| x.value.as_f64())) {
+            (None, None) => return,
+            (Some(_), None) => Delta::MORE,
+            (None, Some(_)) => Delta::LESS,
+            (Some(x), Some(y)) if x == y => return,
+            (Some(x), Some(y)) => {
+                // New accepts every old value iff old's step is a multiple of new's step.
+                let old_in_new = divides(y, x);
+                let new_in_old = divides(x, y);
+                Delta::of(!old_in_new, !new_in_old)
+            }
+        };
+        self.constraint("multipleOf", vo, vn, delta);
+    }
+
+    pub(super) fn strings(&mut self, vo: &View<'a>, vn: &View<'a>) {
+        let text = |v: &View<'a>, k: &str| {
+            v.get(k).map(|x| x.value.as_str().map_or_else(|| x.value.to_string(), str::to_owned))
+        };
+        let (a, b) = (text(vo, "pattern"), text(vn, "pattern"));
+        if a != b {
+            let op = vo.get("pattern").map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
+            let np = vn.get("pattern").map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
+            let implied = |p: &Option<String>, q: &Option<String>| match (p, q) {
+                (_, None) => true,
+                (None, Some(_)) => false,
+                (Some(p), Some(q)) => witness::pattern_implies(p, q),
+            };
+            let (old_in_new, new_in_old) = (implied(&a, &b), implied(&b, &a));
+            if old_in_new || new_in_old {
+                if !(old_in_new && new_in_old) {
+                    let delta = Delta::of(!old_in_new, !new_in_old);
+                    let (old, new) = (a.map(Value::String), b.map(Value::String));
+                    self.emit(
+                        SchemaChange::Constraint { keyword: "pattern".into(), old, new, delta },
+                        Some(op),
+                        Some(np),
+                    );
+                }
+            } else if let (Some(x), Some(y)) = (
+                a.as_deref().and_then(witness::literal_alternatives),
+                b.as_deref().and_then(witness::literal_alternatives),
+            ) {
+                // Both patterns are anchored lists of literals: compare them as sets, exactly.
+                let lost = x.iter().any(|l| !y.contains(l));
+                let gained = y.iter().any(|l| !x.contains(l));
+                if lost || gained {
+                    let (old, new) = (a.map(Value::String), b.map(Value::String));
+                    self.emit(
+                        SchemaChange::Constraint {
+                            keyword: "pattern".into(),
+                            old,
+                            new,
+                            delta: Delta::of(lost, gained),
+                        },
+                        Some(op),
+                        Some(np),
+                    );
+                }
+            } else {
+                self.emit(SchemaChange::Pattern { old: a, new: b }, Some(op), Some(np));
+            }
+        }
+        let (a, b) = (text(vo, "format"), text(vn, "format"));
+        if a != b {
+            let op = vo.get("format").map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
+            let np = vn.get("format").map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
+            self.emit(SchemaChange::Format { old: a, new: b }, Some(op), Some(np));
+        }
+    }
+}
+
 /// The values of a finite domain that `other` does not accept, in the order the domain lists them.
 /// Against a long plain enum this is linear in the usual case (the two lists share their order with a
 /// few edits) and `O(n log n)` otherwise, never quadratic.
@@ -189,155 +338,6 @@ fn divides(step: f64, value: f64) -> bool {
     }
     let q = value / step;
     (q - q.round()).abs() < 1e-9 && q.round() >= 1.0
-}
-
-impl<'a> Walker<'a, '_> {
-    pub(super) fn types_and_values(&mut self, vo: &View<'a>, vn: &View<'a>) {
-        let type_ptrs = || {
-            (vo.types_at.clone().or_else(|| Some(vo.ptr.clone())), vn.types_at.clone().or_else(|| Some(vn.ptr.clone())))
-        };
-        if vo.values.is_none() && vn.values.is_none() {
-            let lost = vo.types.minus(vn.types);
-            let gained = vn.types.minus(vo.types);
-            if !lost.is_empty() || !gained.is_empty() {
-                let (a, b) = type_ptrs();
-                self.emit(SchemaChange::Type { old: vo.types, new: vn.types }, a, b);
-            }
-            return;
-        }
-        let accepts = |v: &View<'_>, x: &Value| {
-            v.types.admits(x) && v.values.as_ref().is_none_or(|(list, _)| list.iter().any(|w| json_eq(x, w)))
-        };
-        let finite_domain = |v: &View<'a>| -> Option<Vec<&'a Value>> {
-            if let Some((list, _)) = &v.values {
-                return Some(list.iter().copied().filter(|x| v.types.admits(x)).collect());
-            }
-            if TypeSet::NULL.union(TypeSet::BOOLEAN).contains(v.types) {
-                return Some(SMALL.iter().filter(|x| v.types.admits(x)).collect());
-            }
-            None
-        };
-        let (old_dom, new_dom) = (finite_domain(vo), finite_domain(vn));
-        let removed: Vec<Value> = old_dom.as_ref().map(|d| fast_difference(d, vn, &accepts)).unwrap_or_default();
-        let added: Vec<Value> = new_dom.as_ref().map(|d| fast_difference(d, vo, &accepts)).unwrap_or_default();
-        let introduced = old_dom.is_none() && new_dom.is_some();
-        let dropped = old_dom.is_some() && new_dom.is_none();
-        if removed.is_empty() && added.is_empty() && !introduced && !dropped {
-            return;
-        }
-        let optr = vo
-            .values
-            .as_ref()
-            .map(|(_, p)| p.clone())
-            .or_else(|| vo.types_at.clone())
-            .unwrap_or_else(|| vo.ptr.clone());
-        let nptr = vn
-            .values
-            .as_ref()
-            .map(|(_, p)| p.clone())
-            .or_else(|| vn.types_at.clone())
-            .unwrap_or_else(|| vn.ptr.clone());
-        self.emit(SchemaChange::Enum { removed, added, introduced, dropped }, Some(optr), Some(nptr));
-    }
-
-    #[allow(
-        clippy::float_cmp,
-        reason = "equal written bounds are exactly equal; anything else is compared by divisibility"
-    )]
-    pub(super) fn numbers(&mut self, vo: &View<'a>, vn: &View<'a>, common: TypeSet) {
-        let integers_only = !common.intersects(TypeSet::FRACTION);
-        for lower in [true, false] {
-            let a = bound(vo, lower, integers_only);
-            let b = bound(vn, lower, integers_only);
-            let (tighter, looser) = compare_bounds(a.as_ref(), b.as_ref(), lower);
-            if tighter || looser {
-                let keyword =
-                    b.as_ref().or(a.as_ref()).map_or(if lower { "minimum" } else { "maximum" }, |x| x.keyword);
-                let op = a.as_ref().map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
-                let np = b.as_ref().map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
-                self.emit(
-                    SchemaChange::Constraint {
-                        keyword: keyword.to_owned(),
-                        old: a.map(|x| x.written),
-                        new: b.map(|x| x.written),
-                        delta: Delta::of(tighter, looser),
-                    },
-                    Some(op),
-                    Some(np),
-                );
-            }
-        }
-        let (a, b) = (vo.get("multipleOf"), vn.get("multipleOf"));
-        let delta = match (a.and_then(|x| x.value.as_f64()), b.and_then(|x| x.value.as_f64())) {
-            (None, None) => return,
-            (Some(_), None) => Delta::MORE,
-            (None, Some(_)) => Delta::LESS,
-            (Some(x), Some(y)) if x == y => return,
-            (Some(x), Some(y)) => {
-                // New accepts every old value iff old's step is a multiple of new's step.
-                let old_in_new = divides(y, x);
-                let new_in_old = divides(x, y);
-                Delta::of(!old_in_new, !new_in_old)
-            }
-        };
-        self.constraint("multipleOf", vo, vn, delta);
-    }
-
-    pub(super) fn strings(&mut self, vo: &View<'a>, vn: &View<'a>) {
-        let text = |v: &View<'a>, k: &str| {
-            v.get(k).map(|x| x.value.as_str().map_or_else(|| x.value.to_string(), str::to_owned))
-        };
-        let (a, b) = (text(vo, "pattern"), text(vn, "pattern"));
-        if a != b {
-            let op = vo.get("pattern").map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
-            let np = vn.get("pattern").map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
-            let implied = |p: &Option<String>, q: &Option<String>| match (p, q) {
-                (_, None) => true,
-                (None, Some(_)) => false,
-                (Some(p), Some(q)) => witness::pattern_implies(p, q),
-            };
-            let (old_in_new, new_in_old) = (implied(&a, &b), implied(&b, &a));
-            if old_in_new || new_in_old {
-                if !(old_in_new && new_in_old) {
-                    let delta = Delta::of(!old_in_new, !new_in_old);
-                    let (old, new) = (a.map(Value::String), b.map(Value::String));
-                    self.emit(
-                        SchemaChange::Constraint { keyword: "pattern".into(), old, new, delta },
-                        Some(op),
-                        Some(np),
-                    );
-                }
-            } else if let (Some(x), Some(y)) = (
-                a.as_deref().and_then(witness::literal_alternatives),
-                b.as_deref().and_then(witness::literal_alternatives),
-            ) {
-                // Both patterns are anchored lists of literals: compare them as sets, exactly.
-                let lost = x.iter().any(|l| !y.contains(l));
-                let gained = y.iter().any(|l| !x.contains(l));
-                if lost || gained {
-                    let (old, new) = (a.map(Value::String), b.map(Value::String));
-                    self.emit(
-                        SchemaChange::Constraint {
-                            keyword: "pattern".into(),
-                            old,
-                            new,
-                            delta: Delta::of(lost, gained),
-                        },
-                        Some(op),
-                        Some(np),
-                    );
-                }
-            } else {
-                self.emit(SchemaChange::Pattern { old: a, new: b }, Some(op), Some(np));
-            }
-        }
-        let (a, b) = (text(vo, "format"), text(vn, "format"));
-        if a != b {
-            let op = vo.get("format").map_or_else(|| vo.ptr.clone(), |x| x.ptr.clone());
-            let np = vn.get("format").map_or_else(|| vn.ptr.clone(), |x| x.ptr.clone());
-            self.emit(SchemaChange::Format { old: a, new: b }, Some(op), Some(np));
-        }
-    }
 }
 
 #[cfg(test)]

@@ -18,199 +18,6 @@ use super::witness::{self, Plan, Seg};
 use super::{Change, ChangeKind, Delta, SchemaChange, Side, breaks};
 use crate::schema::{self, TypeSet, View, json_eq};
 
-/// The branches of a schema that is nothing but an `anyOf`/`oneOf` (annotations aside).
-pub(super) fn alternatives<'a>(v: &'a Value, ptr: &str) -> Option<(&'static str, Vec<(&'a Value, String)>)> {
-    let map = v.as_object()?;
-    let keyword = if map.contains_key("anyOf") { "anyOf" } else { "oneOf" };
-    let list = map.get(keyword)?.as_array()?;
-    let only = map.keys().all(|k| k == keyword || schema::ANNOTATIONS.contains(&k.as_str()));
-    if !only || list.is_empty() {
-        return None;
-    }
-    Some((keyword, list.iter().enumerate().map(|(i, b)| (b, format!("{ptr}/{keyword}/{i}"))).collect()))
-}
-
-/// Whether no instance can satisfy both schemas: different types, disjoint `enum`/`const` sets, or a
-/// required discriminator property with disjoint values. `false` means "not proven".
-fn disjoint(a: &Value, b: &Value, root: &Value, budget: &Budget) -> bool {
-    disjoint_at(a, b, root, 0, budget)
-}
-
-#[allow(clippy::many_single_char_names, reason = "a and b are the two schemas, as in the literature")]
-fn disjoint_at(a: &Value, b: &Value, root: &Value, depth: usize, budget: &Budget) -> bool {
-    // Out of budget: not proven.
-    if depth > 8 || !budget.step() {
-        return false;
-    }
-    let (a, b) = (follow(a, root), follow(b, root));
-    let (va, vb) = (View::new(a, ""), View::new(b, ""));
-    if !va.types.intersects(vb.types) {
-        return true;
-    }
-    let values_disjoint = |x: &View<'_>, y: &View<'_>| match (&x.values, &y.values) {
-        (Some((p, _)), Some((q, _))) => p.iter().all(|v| !q.iter().any(|w| json_eq(v, w))),
-        (Some((p, _)), None) => p.iter().all(|v| !y.types.admits(v)),
-        (None, Some((q, _))) => q.iter().all(|v| !x.types.admits(v)),
-        (None, None) => false,
-    };
-    if values_disjoint(&va, &vb) {
-        return true;
-    }
-    // A discriminator: a property both require, whose values cannot coincide.
-    let required = |v: &Value| -> BTreeSet<String> {
-        v.get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-            .unwrap_or_default()
-    };
-    let both_objects = !va.types.minus(TypeSet::OBJECT).intersects(vb.types);
-    if both_objects {
-        for name in required(a).intersection(&required(b)) {
-            let (Some(pa), Some(pb)) = (property(a, name), property(b, name)) else {
-                continue;
-            };
-            if disjoint_at(pa, pb, root, depth + 1, budget) {
-                return true;
-            }
-        }
-    }
-    false
-}
-
-pub(super) fn property<'v>(schema: &'v Value, name: &str) -> Option<&'v Value> {
-    schema.get("properties")?.get(name)
-}
-
-/// Proves every pair of branches disjoint in one pass: branches that are each a `const`/`enum` with
-/// values no two branches share (an enum with a description per value), or a discriminated union,
-/// where each branch admits only objects and some property that every branch requires has
-/// `const`/`enum` values that no two branches share. `false` means "not proven this way".
-fn discriminated(branches: &[&Value], root: &Value) -> bool {
-    let resolved: Vec<&Value> = branches.iter().map(|b| follow(b, root)).collect();
-    if distinct_values(resolved.iter().map(|b| Some(*b))) {
-        return true;
-    }
-    let objects_only = |v: &Value| {
-        let types = View::new(v, "").types;
-        !types.is_empty() && types.minus(TypeSet::OBJECT).is_empty()
-    };
-    let required = |v: &'_ Value, name: &str| {
-        v.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|x| x.as_str() == Some(name)))
-    };
-    let Some(first) = resolved.first() else { return true };
-    if !resolved.iter().all(|v| objects_only(v)) {
-        return false;
-    }
-    let names = first.get("required").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-    names.iter().filter_map(Value::as_str).any(|name| {
-        distinct_values(
-            resolved
-                .iter()
-                .map(|branch| property(branch, name).filter(|_| required(branch, name)).map(|p| follow(p, root))),
-        )
-    })
-}
-
-/// Every schema is there and lists values (`const`/`enum`), and no value occurs twice among them.
-fn distinct_values<'v>(schemas: impl IntoIterator<Item = Option<&'v Value>>) -> bool {
-    let mut seen = HashSet::new();
-    schemas.into_iter().all(|schema| match schema.and_then(|s| View::new(s, "").values) {
-        Some((values, _)) => values.iter().all(|v| seen.insert(schema::canonical_key(v))),
-        None => false,
-    })
-}
-
-/// Pairs equal schemas (JSON Schema equality), each old one with the first unused equal new one, in
-/// linear time. Returns the pairs and the unpaired indices of each side, in order.
-fn pair_identical(old: &[&Value], new: &[&Value]) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
-    let mut by_key: HashMap<String, std::collections::VecDeque<usize>> = HashMap::new();
-    for (j, v) in new.iter().enumerate() {
-        by_key.entry(schema::canonical_key(v)).or_default().push_back(j);
-    }
-    let (mut pairs, mut left_old) = (Vec::new(), Vec::new());
-    let mut used = vec![false; new.len()];
-    for (i, v) in old.iter().enumerate() {
-        match by_key.get_mut(&schema::canonical_key(v)).and_then(std::collections::VecDeque::pop_front) {
-            Some(j) => {
-                used[j] = true;
-                pairs.push((i, j));
-            }
-            None => left_old.push(i),
-        }
-    }
-    let left_new = (0..new.len()).filter(|&j| !used[j]).collect();
-    (pairs, left_old, left_new)
-}
-
-/// What branch pairing compares: the types a branch admits and its property names.
-struct Shape<'v> {
-    types: TypeSet,
-    keys: BTreeSet<&'v str>,
-    /// The `const`/`enum` values, when the branch lists them (canonical keys).
-    values: Option<BTreeSet<String>>,
-}
-
-impl<'v> Shape<'v> {
-    fn of(v: &'v Value) -> Shape<'v> {
-        let keys = v.get("properties").and_then(Value::as_object).map(|m| m.keys().map(String::as_str).collect());
-        let view = View::new(v, "");
-        let values = view.values.map(|(list, _)| list.iter().map(|x| schema::canonical_key(x)).collect());
-        Shape { types: view.types, keys: keys.unwrap_or_default(), values }
-    }
-
-    /// How alike two branches are: the same types, and shared values when both list values (two
-    /// branches with no value in common are different alternatives, not one edited), else shared
-    /// property names.
-    fn similarity(&self, other: &Shape<'_>) -> f64 {
-        if !self.types.intersects(other.types) {
-            return 0.0;
-        }
-        let overlap = match (&self.values, &other.values) {
-            (Some(a), Some(b)) if a.is_disjoint(b) => return 0.0,
-            (Some(a), Some(b)) => jaccard(a, b),
-            _ => jaccard(&self.keys, &other.keys),
-        };
-        0.5 * f64::from(u8::from(self.types == other.types)) + 0.5 * overlap
-    }
-
-    /// The pairs worth scoring when there are too many to score all: the same position among the
-    /// unpaired branches, and branches that share a property name no more than [`POSTING_CAP`] branches
-    /// on the new side have.
-    fn blocked_pairs(old: &[Shape<'_>], new: &[Shape<'_>]) -> Vec<(usize, usize)> {
-        let mut postings: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (j, shape) in new.iter().enumerate() {
-            for key in &shape.keys {
-                postings.entry(key).or_default().push(j);
-            }
-        }
-        let mut out: BTreeSet<(usize, usize)> = (0..old.len().min(new.len())).map(|k| (k, k)).collect();
-        for (i, shape) in old.iter().enumerate() {
-            for key in &shape.keys {
-                if let Some(list) = postings.get(key).filter(|l| l.len() <= POSTING_CAP) {
-                    out.extend(list.iter().map(|&j| (i, j)));
-                }
-            }
-        }
-        out.into_iter().collect()
-    }
-}
-
-pub(super) fn static_keyword(keyword: &str) -> &'static str {
-    match keyword {
-        "anyOf" => "anyOf",
-        "oneOf" => "oneOf",
-        _ => "allOf",
-    }
-}
-
-fn branch_word(keyword: &str) -> &'static str {
-    if keyword == "allOf" { "a member schema" } else { "a branch" }
-}
-
-/// `oneOf` branches beyond this many pairs are not proven disjoint pair by pair (each proof may
-/// follow `$ref`s and discriminators); without a discriminator the overlap is then undecided.
-const ONE_OF_PAIR_BUDGET: usize = 50_000;
-
 impl<'a> Walker<'a, '_> {
     /// `not`: the old schema is contained in the new one when the new `not` excludes nothing that the old
     /// `not` allowed, i.e. when `new.not` is contained in `old.not`. That is the same walk with the pair
@@ -485,6 +292,199 @@ impl<'a> Walker<'a, '_> {
         }
     }
 }
+
+/// The branches of a schema that is nothing but an `anyOf`/`oneOf` (annotations aside).
+pub(super) fn alternatives<'a>(v: &'a Value, ptr: &str) -> Option<(&'static str, Vec<(&'a Value, String)>)> {
+    let map = v.as_object()?;
+    let keyword = if map.contains_key("anyOf") { "anyOf" } else { "oneOf" };
+    let list = map.get(keyword)?.as_array()?;
+    let only = map.keys().all(|k| k == keyword || schema::ANNOTATIONS.contains(&k.as_str()));
+    if !only || list.is_empty() {
+        return None;
+    }
+    Some((keyword, list.iter().enumerate().map(|(i, b)| (b, format!("{ptr}/{keyword}/{i}"))).collect()))
+}
+
+/// Whether no instance can satisfy both schemas: different types, disjoint `enum`/`const` sets, or a
+/// required discriminator property with disjoint values. `false` means "not proven".
+fn disjoint(a: &Value, b: &Value, root: &Value, budget: &Budget) -> bool {
+    disjoint_at(a, b, root, 0, budget)
+}
+
+#[allow(clippy::many_single_char_names, reason = "a and b are the two schemas, as in the literature")]
+fn disjoint_at(a: &Value, b: &Value, root: &Value, depth: usize, budget: &Budget) -> bool {
+    // Out of budget: not proven.
+    if depth > 8 || !budget.step() {
+        return false;
+    }
+    let (a, b) = (follow(a, root), follow(b, root));
+    let (va, vb) = (View::new(a, ""), View::new(b, ""));
+    if !va.types.intersects(vb.types) {
+        return true;
+    }
+    let values_disjoint = |x: &View<'_>, y: &View<'_>| match (&x.values, &y.values) {
+        (Some((p, _)), Some((q, _))) => p.iter().all(|v| !q.iter().any(|w| json_eq(v, w))),
+        (Some((p, _)), None) => p.iter().all(|v| !y.types.admits(v)),
+        (None, Some((q, _))) => q.iter().all(|v| !x.types.admits(v)),
+        (None, None) => false,
+    };
+    if values_disjoint(&va, &vb) {
+        return true;
+    }
+    // A discriminator: a property both require, whose values cannot coincide.
+    let required = |v: &Value| -> BTreeSet<String> {
+        v.get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    let both_objects = !va.types.minus(TypeSet::OBJECT).intersects(vb.types);
+    if both_objects {
+        for name in required(a).intersection(&required(b)) {
+            let (Some(pa), Some(pb)) = (property(a, name), property(b, name)) else {
+                continue;
+            };
+            if disjoint_at(pa, pb, root, depth + 1, budget) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+pub(super) fn property<'v>(schema: &'v Value, name: &str) -> Option<&'v Value> {
+    schema.get("properties")?.get(name)
+}
+
+/// Proves every pair of branches disjoint in one pass: branches that are each a `const`/`enum` with
+/// values no two branches share (an enum with a description per value), or a discriminated union,
+/// where each branch admits only objects and some property that every branch requires has
+/// `const`/`enum` values that no two branches share. `false` means "not proven this way".
+fn discriminated(branches: &[&Value], root: &Value) -> bool {
+    let resolved: Vec<&Value> = branches.iter().map(|b| follow(b, root)).collect();
+    if distinct_values(resolved.iter().map(|b| Some(*b))) {
+        return true;
+    }
+    let objects_only = |v: &Value| {
+        let types = View::new(v, "").types;
+        !types.is_empty() && types.minus(TypeSet::OBJECT).is_empty()
+    };
+    let required = |v: &'_ Value, name: &str| {
+        v.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|x| x.as_str() == Some(name)))
+    };
+    let Some(first) = resolved.first() else { return true };
+    if !resolved.iter().all(|v| objects_only(v)) {
+        return false;
+    }
+    let names = first.get("required").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    names.iter().filter_map(Value::as_str).any(|name| {
+        distinct_values(
+            resolved
+                .iter()
+                .map(|branch| property(branch, name).filter(|_| required(branch, name)).map(|p| follow(p, root))),
+        )
+    })
+}
+
+/// Every schema is there and lists values (`const`/`enum`), and no value occurs twice among them.
+fn distinct_values<'v>(schemas: impl IntoIterator<Item = Option<&'v Value>>) -> bool {
+    let mut seen = HashSet::new();
+    schemas.into_iter().all(|schema| match schema.and_then(|s| View::new(s, "").values) {
+        Some((values, _)) => values.iter().all(|v| seen.insert(schema::canonical_key(v))),
+        None => false,
+    })
+}
+
+/// Pairs equal schemas (JSON Schema equality), each old one with the first unused equal new one, in
+/// linear time. Returns the pairs and the unpaired indices of each side, in order.
+fn pair_identical(old: &[&Value], new: &[&Value]) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
+    let mut by_key: HashMap<String, std::collections::VecDeque<usize>> = HashMap::new();
+    for (j, v) in new.iter().enumerate() {
+        by_key.entry(schema::canonical_key(v)).or_default().push_back(j);
+    }
+    let (mut pairs, mut left_old) = (Vec::new(), Vec::new());
+    let mut used = vec![false; new.len()];
+    for (i, v) in old.iter().enumerate() {
+        match by_key.get_mut(&schema::canonical_key(v)).and_then(std::collections::VecDeque::pop_front) {
+            Some(j) => {
+                used[j] = true;
+                pairs.push((i, j));
+            }
+            None => left_old.push(i),
+        }
+    }
+    let left_new = (0..new.len()).filter(|&j| !used[j]).collect();
+    (pairs, left_old, left_new)
+}
+
+/// What branch pairing compares: the types a branch admits and its property names.
+struct Shape<'v> {
+    types: TypeSet,
+    keys: BTreeSet<&'v str>,
+    /// The `const`/`enum` values, when the branch lists them (canonical keys).
+    values: Option<BTreeSet<String>>,
+}
+
+impl<'v> Shape<'v> {
+    fn of(v: &'v Value) -> Shape<'v> {
+        let keys = v.get("properties").and_then(Value::as_object).map(|m| m.keys().map(String::as_str).collect());
+        let view = View::new(v, "");
+        let values = view.values.map(|(list, _)| list.iter().map(|x| schema::canonical_key(x)).collect());
+        Shape { types: view.types, keys: keys.unwrap_or_default(), values }
+    }
+
+    /// How alike two branches are: the same types, and shared values when both list values (two
+    /// branches with no value in common are different alternatives, not one edited), else shared
+    /// property names.
+    fn similarity(&self, other: &Shape<'_>) -> f64 {
+        if !self.types.intersects(other.types) {
+            return 0.0;
+        }
+        let overlap = match (&self.values, &other.values) {
+            (Some(a), Some(b)) if a.is_disjoint(b) => return 0.0,
+            (Some(a), Some(b)) => jaccard(a, b),
+            _ => jaccard(&self.keys, &other.keys),
+        };
+        0.5 * f64::from(u8::from(self.types == other.types)) + 0.5 * overlap
+    }
+
+    /// The pairs worth scoring when there are too many to score all: the same position among the
+    /// unpaired branches, and branches that share a property name no more than [`POSTING_CAP`] branches
+    /// on the new side have.
+    fn blocked_pairs(old: &[Shape<'_>], new: &[Shape<'_>]) -> Vec<(usize, usize)> {
+        let mut postings: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (j, shape) in new.iter().enumerate() {
+            for key in &shape.keys {
+                postings.entry(key).or_default().push(j);
+            }
+        }
+        let mut out: BTreeSet<(usize, usize)> = (0..old.len().min(new.len())).map(|k| (k, k)).collect();
+        for (i, shape) in old.iter().enumerate() {
+            for key in &shape.keys {
+                if let Some(list) = postings.get(key).filter(|l| l.len() <= POSTING_CAP) {
+                    out.extend(list.iter().map(|&j| (i, j)));
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+}
+
+pub(super) fn static_keyword(keyword: &str) -> &'static str {
+    match keyword {
+        "anyOf" => "anyOf",
+        "oneOf" => "oneOf",
+        _ => "allOf",
+    }
+}
+
+fn branch_word(keyword: &str) -> &'static str {
+    if keyword == "allOf" { "a member schema" } else { "a branch" }
+}
+
+/// `oneOf` branches beyond this many pairs are not proven disjoint pair by pair (each proof may
+/// follow `$ref`s and discriminators); without a discriminator the overlap is then undecided.
+const ONE_OF_PAIR_BUDGET: usize = 50_000;
 
 #[cfg(test)]
 mod tests {

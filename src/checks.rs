@@ -22,17 +22,15 @@ use crate::compare::{Change, ChangeKind, Fate, SchemaChange, Side, hint_is_risky
 use crate::load::span::pointer_tokens;
 use crate::load::{FileId, Snapshot, Sources, Tool, escape};
 
-mod authority;
 mod defaults;
 mod evidence;
 mod prose;
-mod words;
 
+pub use crate::names::authority::{authority_word, parameter_authority};
+use crate::names::is_identifier;
+pub use crate::names::words;
 use crate::schema::TypeSet;
-pub use authority::{authority_word, parameter_authority};
 pub use evidence::evidence;
-use words::is_identifier;
-pub use words::words;
 
 /// Where a finding sits in a source file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -596,9 +594,11 @@ fn schema_draft(
             let less = !removed.is_empty() || *introduced;
             let more = !added.is_empty() || *dropped;
             let breaking = if input { less } else { more };
-            let property =
-                new_tool.zip(change.new_ptr.as_deref()).and_then(|(t, p)| authority::property_at(t.value(), p));
-            let word = property.and_then(|(name, schema)| authority::enum_authority(&name, Some(schema), added));
+            let property = new_tool
+                .zip(change.new_ptr.as_deref())
+                .and_then(|(t, p)| crate::names::authority::property_at(t.value(), p));
+            let word =
+                property.and_then(|(name, schema)| crate::names::authority::enum_authority(&name, Some(schema), added));
             if let Some(word) = word.filter(|_| input && !breaking) {
                 return Draft::new(R::InputAuthorityExpanded)
                     .var("path", new_path)

@@ -3,6 +3,7 @@
 //! The pipeline, one module per stage: [`load`] (sources, snapshot shapes, byte spans) ->
 //! [`schema`] (JSON Schema 2020-12 model, `$ref` resolution, normalization) -> [`compare`] (typed
 //! changes with JSON Pointers) -> [`checks`] (changes to findings) -> [`report`] (renderers).
+//! [`names`] (the words of identifiers) sits below both `compare` and `checks`.
 //! Rule metadata lives in `rules/*.md` and is embedded by [`catalog`].
 
 pub mod catalog;
@@ -13,6 +14,7 @@ pub mod lint;
 pub mod load;
 pub mod lock;
 pub mod meaning;
+pub mod names;
 pub mod policy;
 pub mod report;
 pub mod schema;

@@ -307,7 +307,7 @@ fn candidates(root: &Value, other: &Value, input: bool, budget: &Budget) -> Vec<
             if !fits(branch, root) {
                 continue;
             }
-            let path = [Seg::Branch { keyword: super::static_keyword(keyword), old: i, new: i }];
+            let path = [Seg::Branch { keyword: super::unions::static_keyword(keyword), old: i, new: i }];
             if let Some(v) = witness::example(branch, root, budget)
                 .and_then(|local| witness::embed(root, &path, input, local, budget))
             {

@@ -1,5 +1,11 @@
-//! Words of names: how a parameter name splits into words, and identifier shape. (What a name's words
-//! say about authority is in `authority.rs`.)
+//! Words of names: how a parameter name splits into words, and identifier shape; what a name's words
+//! say about authority is in [`authority`].
+//!
+//! Takes identifiers (and, for authority, the parameter's schema); returns words and verdicts; reads
+//! nothing else. A lower module than both `compare` (rename pairing, a required input that picks the
+//! target) and `checks` (rule selection), so neither imports the other for it.
+
+pub mod authority;
 
 /// Lower-case words of an identifier: `accountId` -> `account`, `id`.
 #[must_use]

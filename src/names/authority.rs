@@ -16,7 +16,7 @@
 
 use serde_json::Value;
 
-use super::words::words;
+use super::words;
 
 /// Head nouns that name a target or scope an action can address.
 const TARGETS: &[&str] = &[

@@ -396,8 +396,9 @@ const PREFERRED: &str =
 
 fn atoms(machines: &[Machine]) -> Result<Vec<Atom>, Unsupported> {
     let mut cuts = BTreeSet::from([0u32, 0xD800, 0xE000, 0x11_0000]);
+    let mut classes = HashSet::new();
     for machine in machines {
-        collect_cuts(&machine.hir, &mut cuts, 0)?;
+        collect_cuts(&machine.hir, &mut cuts, &mut classes, 0)?;
         if cuts.len() > MAX_ATOMS {
             return Err(Unsupported::TooLarge);
         }
@@ -423,10 +424,37 @@ fn atoms(machines: &[Machine]) -> Result<Vec<Atom>, Unsupported> {
         atoms.push((rank, Atom { utf8: ch.encode_utf8(&mut buf).as_bytes().to_vec(), ch }));
     }
     atoms.sort_by_key(|(rank, _)| *rank);
-    Ok(atoms.into_iter().map(|(_, atom)| atom).collect())
+    // Atoms in exactly the same classes are interchangeable: keep the best-ranked of each group
+    // (the non-ASCII digits of `\d`, for one, become a single atom).
+    let classes: Vec<Vec<(u32, u32)>> = classes.into_iter().collect();
+    if classes.len().saturating_mul(atoms.len()) > STEP_BUDGET {
+        return Ok(atoms.into_iter().map(|(_, atom)| atom).collect());
+    }
+    let mut groups = HashSet::new();
+    let mut kept = Vec::new();
+    for (_, atom) in atoms {
+        let c = u32::from(atom.ch);
+        let signature: Vec<bool> = classes
+            .iter()
+            .map(|ranges| {
+                let i = ranges.partition_point(|&(_, hi)| hi < c);
+                ranges.get(i).is_some_and(|&(lo, _)| lo <= c)
+            })
+            .collect();
+        if groups.insert(signature) {
+            kept.push(atom);
+        }
+    }
+    Ok(kept)
 }
 
-fn collect_cuts(hir: &Hir, cuts: &mut BTreeSet<u32>, depth: u32) -> Result<(), Unsupported> {
+/// Collects every class boundary (`cuts`) and every class as sorted inclusive ranges.
+fn collect_cuts(
+    hir: &Hir,
+    cuts: &mut BTreeSet<u32>,
+    classes: &mut HashSet<Vec<(u32, u32)>>,
+    depth: u32,
+) -> Result<(), Unsupported> {
     if depth > 2 * NEST_LIMIT || cuts.len() > MAX_ATOMS {
         return Err(Unsupported::TooLarge);
     }
@@ -436,6 +464,7 @@ fn collect_cuts(hir: &Hir, cuts: &mut BTreeSet<u32>, depth: u32) -> Result<(), U
             for c in text.chars() {
                 cuts.insert(u32::from(c));
                 cuts.insert(u32::from(c) + 1);
+                classes.insert(vec![(u32::from(c), u32::from(c))]);
             }
         }
         HirKind::Class(Class::Unicode(class)) => {
@@ -443,13 +472,15 @@ fn collect_cuts(hir: &Hir, cuts: &mut BTreeSet<u32>, depth: u32) -> Result<(), U
                 cuts.insert(u32::from(range.start()));
                 cuts.insert(u32::from(range.end()) + 1);
             }
+            let ranges = class.ranges().iter().map(|r| (u32::from(r.start()), u32::from(r.end())));
+            classes.insert(ranges.collect());
         }
         HirKind::Class(Class::Bytes(_)) => return Err(Unsupported::Syntax("byte classes".to_owned())),
-        HirKind::Repetition(rep) => collect_cuts(&rep.sub, cuts, depth + 1)?,
-        HirKind::Capture(cap) => collect_cuts(&cap.sub, cuts, depth + 1)?,
+        HirKind::Repetition(rep) => collect_cuts(&rep.sub, cuts, classes, depth + 1)?,
+        HirKind::Capture(cap) => collect_cuts(&cap.sub, cuts, classes, depth + 1)?,
         HirKind::Concat(subs) | HirKind::Alternation(subs) => {
             for sub in subs {
-                collect_cuts(sub, cuts, depth + 1)?;
+                collect_cuts(sub, cuts, classes, depth + 1)?;
             }
         }
         HirKind::Empty | HirKind::Look(_) => {}

@@ -90,6 +90,15 @@ fn ecma_space_includes_unicode_spaces_and_bom() {
 }
 
 #[test]
+fn negated_classes_inside_classes() {
+    // `[\s\S]` is "any character" under both readings; `[\W\d]` keeps ASCII digits, drops letters.
+    assert_eq!(subset(&[r"^[\w\W]$"], r"^[\s\S]$"), Ok(true));
+    assert_eq!(subset(&["^\n$"], r"^[\s\S]$"), Ok(true));
+    assert_eq!(find(&[r"^[\W\d]$"], &["^[0-9]$"], 0, None).map(|w| w.is_some()), Ok(true));
+    assert_eq!(find(&[r"^[\W\d]+$", "[a-z]"], &[], 0, None), Ok(None));
+}
+
+#[test]
 fn dot_rejects_line_terminators() {
     // ECMA `.` rejects \n \r \u2028 \u2029; Python's rejects only \n.
     assert_eq!(find(&["^.$", "\n"], &[], 0, None), Err(Unsupported::EnginesDisagree));
@@ -124,6 +133,8 @@ fn lookarounds_backreferences_and_boundaries_are_unsupported() {
     assert_eq!(find(&[], &[r"\bfoo\b"], 0, None), Err(Unsupported::WordBoundary));
     assert!(matches!(find(&["(a"], &[], 0, None), Err(Unsupported::Syntax(_))));
     assert!(matches!(find(&["(?i)a"], &[], 0, None), Err(Unsupported::Syntax(_))));
+    assert!(matches!(find(&["(?i:a)"], &[], 0, None), Err(Unsupported::Syntax(_))));
+    assert!(matches!(find(&["^(?s:.)$"], &[], 0, None), Err(Unsupported::Syntax(_))));
     assert!(!is_regular("(?=a)"));
     assert!(!is_regular(r"(a)\1"));
     assert!(is_regular("^[a-z0-9-]+$"));

@@ -17,8 +17,9 @@
 //!   Python's `\w` is modelled as letters, numbers and `_` (`str.isalnum`); Unicode-version drift
 //!   between the two tables is the residual risk on non-ASCII characters.
 //! - **Regular or nothing.** Lookarounds, backreferences and word boundaries (`\b`, `\B`: ASCII in
-//!   the validator's translation is not guaranteed, Unicode in Python) are [`Unsupported`]; so is
-//!   anything that is not valid ECMA-262.
+//!   the validator's translation is not guaranteed, Unicode in Python) are [`Unsupported`]; so are
+//!   modifier groups (`(?i:...)`: the engines fold case differently) and anything that is not valid
+//!   ECMA-262.
 //! - **Bounded.** Patterns over [`MAX_PATTERN_BYTES`] are refused, each DFA is built under
 //!   `regex-automata`'s size limits, and the product search has a fixed step budget; hitting any
 //!   limit is [`Unsupported::TooLarge`], never a hang or a large allocation. Witnesses longer than
@@ -27,7 +28,7 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use regex_automata::dfa::{Automaton, StartKind, dense};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
@@ -69,7 +70,7 @@ pub enum Unsupported {
     TooLarge,
     /// The validator's engine and Python's `re` read a construct differently in a way that changes
     /// this answer (for example `\d` against `[0-9]`), or the construct cannot be read the Python
-    /// way here (a `$` followed by more pattern, `\W` / `\S` inside a class).
+    /// way here (a `$` followed by more pattern or under a repetition).
     EnginesDisagree,
 }
 
@@ -277,7 +278,8 @@ fn python_text(pattern: &str) -> Result<String, Unsupported> {
                     ('D', _) => out.push_str(r"\P{Nd}"),
                     ('w', true) => out.push_str(PY_WORD),
                     ('s', true) => out.push_str(PY_SPACE),
-                    ('W' | 'S', true) => return Err(Unsupported::EnginesDisagree),
+                    ('W', true) => out.push_str(&complement(PY_WORD)?),
+                    ('S', true) => out.push_str(&complement(PY_SPACE)?),
                     ('w' | 'W' | 's' | 'S', false) => {
                         out.push('[');
                         if e.is_ascii_uppercase() {
@@ -292,6 +294,14 @@ fn python_text(pattern: &str) -> Result<String, Unsupported> {
                     }
                 }
             }
+            // ECMA-262 2025 modifier groups `(?i:...)`: case folding differs between the engines.
+            '(' if !in_class && {
+                let mut ahead = chars.clone();
+                ahead.next() == Some('?') && ahead.next().is_some_and(|m| "imsx-".contains(m))
+            } =>
+            {
+                return Err(Unsupported::Syntax("inline modifiers".to_owned()));
+            }
             '[' if !in_class => {
                 in_class = true;
                 out.push('[');
@@ -303,6 +313,22 @@ fn python_text(pattern: &str) -> Result<String, Unsupported> {
             '.' if !in_class => out.push_str(r"[^\n]"),
             _ => out.push(c),
         }
+    }
+    Ok(out)
+}
+
+/// The complement of a set of class items, as class items (for `\W` / `\S` inside a class, where
+/// a nested negated class would not survive the validator's translation).
+fn complement(items: &str) -> Result<String, Unsupported> {
+    let hir = regex_syntax::Parser::new().parse(&format!("[^{items}]")).map_err(|_| Unsupported::EnginesDisagree)?;
+    let HirKind::Class(Class::Unicode(class)) = hir.kind() else {
+        return Err(Unsupported::EnginesDisagree);
+    };
+    let mut out = String::new();
+    for range in class.ranges() {
+        let (lo, hi) = (u32::from(range.start()), u32::from(range.end()));
+        // Writing to a `String` cannot fail.
+        let _ = write!(out, "\\x{{{lo:x}}}-\\x{{{hi:x}}}");
     }
     Ok(out)
 }

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Number, Value};
 
+pub mod pattern;
 pub mod refs;
 
 pub use refs::{RefProblem, resolve, resolve_dynamic};

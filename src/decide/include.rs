@@ -87,12 +87,62 @@ impl<'a> Prover<'a> {
             return Err(sup_block("$ref", &sup.at, "the same subschemas recur without a step into the instance"));
         }
         self.stack.insert(key.clone(), inst);
-        let r = self.incl_now(sub, sup, inst, cx);
+        let r = self.structural(sub, sup, inst, cx);
         self.stack.remove(&key);
         if r.is_ok() {
             self.proven.insert(key);
         }
         r
+    }
+
+    /// Exact structural steps before the normal form, so that a subschema moved behind `$ref` or into
+    /// an `allOf`/`anyOf` is still recognised as identical: a pure `allOf`/`$ref` on the `sub` side is
+    /// replaced by its members, a pure `anyOf` there is split (each branch must be included), a pure
+    /// `allOf`/`$ref` on the `sup` side must include `sub` member by member, and a pure `anyOf` there
+    /// is satisfied by one branch that includes `sub`.
+    fn structural(&mut self, sub: &[S<'a>], sup: &S<'a>, inst: usize, cx: &mut Cx) -> Result<(), Block> {
+        let mut flat: Vec<S<'a>> = Vec::new();
+        let mut todo: Vec<(S<'a>, usize)> = sub.iter().rev().map(|s| (s.clone(), 0)).collect();
+        while let Some((s, hops)) = todo.pop() {
+            cx.step(&s.at)?;
+            match pure(&s, self.sub_root) {
+                Some(Pure::All(members)) if hops < cx.limits.depth => {
+                    todo.extend(members.into_iter().rev().map(|m| (m, hops + 1)))
+                }
+                _ => flat.push(s),
+            }
+        }
+        if flat.iter().any(|s| same(s.v, sup.v) || s.v == &Value::Bool(false)) {
+            return Ok(());
+        }
+        if let Some(i) = flat.iter().position(|s| matches!(pure(s, self.sub_root), Some(Pure::Any(_)))) {
+            let Some(Pure::Any(branches)) = pure(&flat[i], self.sub_root) else {
+                return self.incl_now(&flat, sup, inst, cx);
+            };
+            for b in branches {
+                let mut next = flat.clone();
+                next[i] = b;
+                self.incl(&next, sup, inst, cx)?;
+            }
+            return Ok(());
+        }
+        match pure(sup, self.sup_root) {
+            Some(Pure::All(members)) => {
+                for m in &members {
+                    self.incl(&flat, m, inst, cx)?;
+                }
+                Ok(())
+            }
+            Some(Pure::Any(branches)) => {
+                for b in &branches {
+                    if self.try_incl(&flat, b, inst, cx)? {
+                        return Ok(());
+                    }
+                }
+                self.incl_now(&flat, sup, inst, cx)
+            }
+            None => self.incl_now(&flat, sup, inst, cx),
+        }
     }
 
     fn incl_now(&mut self, sub: &[S<'a>], sup: &S<'a>, inst: usize, cx: &mut Cx) -> Result<(), Block> {
@@ -724,6 +774,43 @@ impl<'a> Prover<'a> {
         }
         Ok(if unknown { None } else { Some(true) })
     }
+}
+
+enum Pure<'a> {
+    /// Only `allOf` and/or `$ref` (and annotations): the conjunction of these.
+    All(Vec<S<'a>>),
+    /// Only `anyOf` (and annotations): the disjunction of these.
+    Any(Vec<S<'a>>),
+}
+
+/// A schema object that is only a conjunction or only a disjunction of subschemas.
+fn pure<'a>(s: &S<'a>, root: &'a Value) -> Option<Pure<'a>> {
+    let Value::Object(m) = s.v else { return None };
+    let structural = |k: &str| matches!(k, "allOf" | "$ref" | "anyOf");
+    if !m.keys().all(|k| structural(k) || super::nf::annotation(k)) || m.keys().all(|k| !structural(k)) {
+        return None;
+    }
+    let list = |k: &str| -> Option<Vec<S<'a>>> {
+        match m.get(k) {
+            Some(Value::Array(a)) => {
+                Some(a.iter().enumerate().map(|(i, x)| S::new(x, format!("{}/{k}/{i}", s.at))).collect())
+            }
+            Some(_) => None,
+            None => Some(Vec::new()),
+        }
+    };
+    if m.contains_key("anyOf") {
+        if m.len() != 1 && m.keys().any(|k| k == "allOf" || k == "$ref") {
+            return None;
+        }
+        return list("anyOf").filter(|b| !b.is_empty()).map(Pure::Any);
+    }
+    let mut out = list("allOf")?;
+    if let Some(r) = m.get("$ref") {
+        let (ptr, t) = crate::schema::resolve(root, Some(m), r.as_str()?).ok()?;
+        out.push(S::new(t, ptr));
+    }
+    Some(Pure::All(out))
 }
 
 /// `a` has no instance of type `t` (for the numeric types: an empty range, or integers only).

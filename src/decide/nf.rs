@@ -147,7 +147,8 @@ impl Default for Conj<'_> {
 }
 
 /// Keywords that never constrain an instance in 2020-12 (annotations, identifiers, containers).
-fn annotation(k: &str) -> bool {
+#[must_use]
+pub fn annotation(k: &str) -> bool {
     matches!(
         k,
         "title"
@@ -271,8 +272,12 @@ fn add<'a>(
     for c in &mut acc {
         c.nodes.push(node.clone());
     }
+    let mut double = Vec::new();
     for (k, v) in m {
-        local(&mut acc, k, v, m, node, side)?;
+        local(&mut acc, k, v, m, node, side, &mut double)?;
+    }
+    for d in &double {
+        acc = add(root, acc, d, side, depth + 1, cx)?;
     }
     for k in ["$ref", "$dynamicRef"] {
         if let Some(r) = m.get(k) {
@@ -366,6 +371,7 @@ fn local<'a>(
     m: &'a Map<String, Value>,
     node: &S<'a>,
     side: Side,
+    double: &mut Vec<S<'a>>,
 ) -> Result<(), Block> {
     let opaque = |acc: &mut [Conj<'a>]| {
         for c in acc.iter_mut() {
@@ -410,6 +416,11 @@ fn local<'a>(
                 return Ok(());
             };
             let only = |key: &str| nm.keys().all(|x| x == key || annotation(x));
+            if let Some(inner) = nm.get("not").filter(|_| only("not")) {
+                // ¬¬x = x, exactly, on both sides.
+                double.push(ns.child(inner, "not"));
+                return Ok(());
+            }
             if nm.len() == 1 && only("type") {
                 let t = parse_types(&nm["type"]).ok_or_else(bad)?;
                 for c in acc.iter_mut() {

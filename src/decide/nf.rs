@@ -434,6 +434,9 @@ fn local<'a>(
                 for c in acc.iter_mut() {
                     c.excluded.extend(vals.iter().copied());
                 }
+            } else if let Some((kw, x)) = nm.iter().find(|(k, _)| !annotation(k)).filter(|_| nm.keys().filter(|k| !annotation(k)).count() == 1)
+                && dual(acc, kw, x, &ns)
+            {
             } else if side == Side::Sup {
                 for c in acc.iter_mut() {
                     c.nots.push(ns.clone());
@@ -566,6 +569,77 @@ fn local<'a>(
         _ => opaque(acc),
     }
     Ok(())
+}
+
+static FALSE: Value = Value::Bool(false);
+
+/// `not: {kw: x}` through the keyword's dual, exactly (the instances that fail `kw` are all of its
+/// type and past the opposite bound). `false` when `kw` has no dual here.
+fn dual<'a>(acc: &mut [Conj<'a>], kw: &str, x: &'a Value, ns: &S<'a>) -> bool {
+    let num = exact_f64(x);
+    let count = as_u64(x);
+    for c in acc.iter_mut() {
+        match (kw, num, count) {
+            ("minimum", Some(v), _) => {
+                c.types = c.types.intersect(TypeSet::NUMBER);
+                c.hi = Some(tighter_hi(c.hi, Bound { v, strict: true }));
+            }
+            ("exclusiveMinimum", Some(v), _) => {
+                c.types = c.types.intersect(TypeSet::NUMBER);
+                c.hi = Some(tighter_hi(c.hi, Bound { v, strict: false }));
+            }
+            ("maximum", Some(v), _) => {
+                c.types = c.types.intersect(TypeSet::NUMBER);
+                c.lo = Some(tighter_lo(c.lo, Bound { v, strict: true }));
+            }
+            ("exclusiveMaximum", Some(v), _) => {
+                c.types = c.types.intersect(TypeSet::NUMBER);
+                c.lo = Some(tighter_lo(c.lo, Bound { v, strict: false }));
+            }
+            ("minLength", _, Some(n)) => {
+                c.types = c.types.intersect(TypeSet::STRING);
+                match n.checked_sub(1) {
+                    Some(m) => c.max_len = Some(c.max_len.map_or(m, |o| o.min(m))),
+                    None => c.types = TypeSet::EMPTY,
+                }
+            }
+            ("maxLength", _, Some(n)) => {
+                c.types = c.types.intersect(TypeSet::STRING);
+                c.min_len = c.min_len.max(n.saturating_add(1));
+            }
+            ("minItems", _, Some(n)) => {
+                c.types = c.types.intersect(TypeSet::ARRAY);
+                match n.checked_sub(1) {
+                    Some(m) => c.max_items = Some(c.max_items.map_or(m, |o| o.min(m))),
+                    None => c.types = TypeSet::EMPTY,
+                }
+            }
+            ("maxItems", _, Some(n)) => {
+                c.types = c.types.intersect(TypeSet::ARRAY);
+                c.min_items = c.min_items.max(n.saturating_add(1));
+            }
+            ("minProperties", _, Some(n)) => {
+                c.types = c.types.intersect(TypeSet::OBJECT);
+                match n.checked_sub(1) {
+                    Some(m) => c.max_props = Some(c.max_props.map_or(m, |o| o.min(m))),
+                    None => c.types = TypeSet::EMPTY,
+                }
+            }
+            ("maxProperties", _, Some(n)) => {
+                c.types = c.types.intersect(TypeSet::OBJECT);
+                c.min_props = c.min_props.max(n.saturating_add(1));
+            }
+            ("required", _, _) => {
+                // One name only: `not: {required: [a, b]}` is a disjunction (a missing, or b missing).
+                let Some([Value::String(name)]) = x.as_array().map(Vec::as_slice) else { return false };
+                c.types = c.types.intersect(TypeSet::OBJECT);
+                let at = S { v: &FALSE, at: format!("{}/required/0", ns.at) };
+                c.objs.push(Obj { props: vec![(name.as_str(), at)], patterns: Vec::new(), additional: None });
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 fn tighter_lo(a: Option<Bound>, b: Bound) -> Bound {

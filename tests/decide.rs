@@ -440,3 +440,68 @@ mod generated {
         assert!(decided * 100 >= total * at_least, "{what}: decided {decided} of {total}");
     }
 }
+
+mod hostile {
+    //! Inputs a pull-request author controls: none may panic, run long or grow large.
+    use super::{Limits, Verdict, decide, json};
+    use serde_json::Value;
+    use std::time::{Duration, Instant};
+
+    fn quick(sub: &Value, sup: &Value) -> Verdict {
+        let t = Instant::now();
+        let v = decide(sub, sup, &Limits::default());
+        assert!(t.elapsed() < Duration::from_secs(20), "took {:?}", t.elapsed());
+        v
+    }
+
+    fn chain(n: usize, leaf: Value) -> Value {
+        let mut defs = serde_json::Map::new();
+        for i in 0..n {
+            defs.insert(format!("d{i}"), json!({"$ref": format!("#/$defs/d{}", i + 1)}));
+        }
+        defs.insert(format!("d{n}"), leaf);
+        json!({"$defs": defs, "$ref": "#/$defs/d0"})
+    }
+
+    #[test]
+    fn long_ref_chains_do_not_overflow() {
+        let v = quick(&json!({"type": "string"}), &chain(5_000, json!({"type": "string"})));
+        assert!(!matches!(v, Verdict::Incompatible { .. }), "{v:?}");
+        let v = quick(&chain(5_000, json!({"type": "integer"})), &json!({"type": "string"}));
+        assert!(!matches!(v, Verdict::Compatible), "{v:?}");
+    }
+
+    #[test]
+    fn self_referencing_unions_stop() {
+        let s = json!({"$defs": {"a": {"oneOf": [{"$ref": "#/$defs/a"}, {"type": "string"}]}}, "$ref": "#/$defs/a"});
+        let v = quick(&json!({"type": "string"}), &s);
+        assert!(!matches!(v, Verdict::Compatible), "{v:?}");
+        let s = json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "string"}]}}, "$ref": "#/$defs/a"});
+        let _ = quick(&s, &json!({"type": "string"}));
+    }
+
+    #[test]
+    fn large_enums_and_wide_unions_are_bounded() {
+        let big: Vec<Value> = (0..100_000).map(|i| json!(format!("v{i}"))).collect();
+        let v = quick(&json!({"enum": big}), &json!({"type": "string", "maxLength": 5}));
+        assert!(matches!(v, Verdict::Incompatible { .. } | Verdict::Undecided { .. }), "{v:?}");
+        let branches: Vec<Value> = (0..40).map(|i| json!({"anyOf": [{"minimum": i}, {"maxLength": i}]})).collect();
+        let v = quick(&json!({"allOf": branches}), &json!({"type": "string"}));
+        assert!(!matches!(v, Verdict::Compatible), "{v:?}");
+    }
+
+    #[test]
+    fn deep_nesting_is_bounded() {
+        let mut s = json!({"type": "string"});
+        for _ in 0..100 {
+            s = json!({"type": "object", "properties": {"a": s}, "required": ["a"]});
+        }
+        let mut t = json!({"type": "string", "maxLength": 1});
+        for _ in 0..100 {
+            t = json!({"type": "object", "properties": {"a": t}, "required": ["a"]});
+        }
+        let _ = quick(&s, &t);
+        let _ = quick(&t, &s);
+        let _ = quick(&s, &s.clone());
+    }
+}

@@ -400,14 +400,47 @@ fn violations(
     for n in &b.nots {
         theirs.extend(instances(sup_root, std::slice::from_ref(n), cx, depth));
     }
-    for (i, _, _) in &b.conds {
+    for (i, t, e) in &b.conds {
         theirs.extend(instances(sup_root, std::slice::from_ref(i), cx, depth));
+        // A value of `a` pushed to violate a branch: the validator tells whether that branch applies.
+        nested(sub_root, sup_root, a, t.iter().chain(e), cx, depth, out);
+    }
+    for o in b.opaque.iter().filter(|o| o.keyword == "oneOf") {
+        if let Value::Array(branches) = o.value {
+            let all: Vec<S<'_>> =
+                branches.iter().enumerate().map(|(i, x)| S::new(x, format!("{}/oneOf/{i}", o.holder.at))).collect();
+            for br in &all {
+                theirs.extend(instances(sup_root, std::slice::from_ref(br), cx, depth));
+            }
+            nested(sub_root, sup_root, a, all.iter(), cx, depth, out);
+        }
     }
     for t in theirs {
         if let Some(m) = &mine {
             out.push(merge(m, &t));
         }
         out.push(t);
+    }
+}
+
+/// Violations of each `sup` node of `nodes`, at the same location (nested at most a few levels).
+fn nested<'n>(
+    sub_root: &Value,
+    sup_root: &'n Value,
+    a: &Conj<'_>,
+    nodes: impl Iterator<Item = &'n S<'n>>,
+    cx: &mut Cx,
+    depth: usize,
+    out: &mut Vec<Value>,
+) {
+    if depth > GEN_DEPTH || out.len() > MAX_CANDIDATES {
+        return;
+    }
+    for n in nodes {
+        let Ok(d) = dnf(sup_root, std::slice::from_ref(n), Side::Sup, cx) else { continue };
+        for bc in d.iter().take(PER_LOCATION) {
+            violations(sub_root, sup_root, a, bc, cx, depth + 4, out);
+        }
     }
 }
 

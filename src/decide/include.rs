@@ -29,7 +29,7 @@ static TRUE: Value = Value::Bool(true);
 /// # Errors
 /// The [`Block`] that stopped the proof.
 pub fn prove(sub: &Value, sup: &Value, cx: &mut Cx) -> Result<(), Block> {
-    let mut p = Prover { sub_root: sub, sup_root: sup, stack: HashMap::new(), proven: HashSet::new() };
+    let mut p = Prover { sub_root: sub, sup_root: sup, stack: HashMap::new(), proven: HashSet::new(), frames: 0 };
     p.incl(&[S::new(sub, String::new())], &S::new(sup, String::new()), 0, cx)
 }
 
@@ -39,6 +39,8 @@ struct Prover<'a> {
     /// Pairs being proven, with the instance depth they were entered at.
     stack: HashMap<String, usize>,
     proven: HashSet<String>,
+    /// Nested `incl` calls (same-level steps such as a `$ref` chain on the `sup` side included).
+    frames: usize,
 }
 
 fn same(a: &Value, b: &Value) -> bool {
@@ -86,8 +88,17 @@ impl<'a> Prover<'a> {
             }
             return Err(sup_block("$ref", &sup.at, "the same subschemas recur without a step into the instance"));
         }
+        if self.frames > 4 * cx.limits.depth {
+            return Err(sup_block(
+                "depth",
+                &sup.at,
+                &format!("the proof nests deeper than {} steps (limit `depth`)", 4 * cx.limits.depth),
+            ));
+        }
         self.stack.insert(key.clone(), inst);
+        self.frames += 1;
         let r = self.structural(sub, sup, inst, cx);
+        self.frames -= 1;
         self.stack.remove(&key);
         if r.is_ok() {
             self.proven.insert(key);
@@ -889,15 +900,22 @@ fn short(v: &Value) -> String {
 /// # Errors
 /// A [`Block`] when a branch's normal form is blocked.
 pub fn pairwise_disjoint<'a>(root: &'a Value, base: &S<'a>, branches: &'a [Value], cx: &mut Cx) -> Result<bool, Block> {
-    if branches.len() > 32 {
+    if branches.len() > 32 || cx.nest > cx.limits.depth {
         return Ok(false);
     }
+    cx.nest += 1;
+    let r = disjoint_branches(root, base, branches, cx);
+    cx.nest -= 1;
+    r
+}
+
+fn disjoint_branches<'a>(root: &'a Value, base: &S<'a>, branches: &'a [Value], cx: &mut Cx) -> Result<bool, Block> {
     let forms: Vec<Vec<Conj<'a>>> = branches
         .iter()
         .enumerate()
         .map(|(i, b)| dnf(root, &[S::new(b, format!("{}/{i}", base.at))], Side::Sup, cx))
         .collect::<Result<_, _>>()?;
-    let mut p = Prover { sub_root: root, sup_root: root, stack: HashMap::new(), proven: HashSet::new() };
+    let mut p = Prover { sub_root: root, sup_root: root, stack: HashMap::new(), proven: HashSet::new(), frames: 0 };
     for (i, fi) in forms.iter().enumerate() {
         for fj in &forms[i + 1..] {
             for a in fi {

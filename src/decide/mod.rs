@@ -109,6 +109,8 @@ impl Block {
 pub struct Cx {
     pub limits: Limits,
     steps: u64,
+    /// Normal forms being built inside another one (a `oneOf` checked for disjointness).
+    pub nest: usize,
     patterns: HashMap<String, Option<jsonschema::Validator>>,
 }
 
@@ -120,7 +122,7 @@ const MAX_PATTERNS: usize = 256;
 impl Cx {
     #[must_use]
     pub fn new(limits: &Limits) -> Cx {
-        Cx { limits: limits.clone(), steps: 0, patterns: HashMap::new() }
+        Cx { limits: limits.clone(), steps: 0, nest: 0, patterns: HashMap::new() }
     }
 
     /// Spends one step.

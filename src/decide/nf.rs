@@ -434,7 +434,8 @@ fn local<'a>(
                 for c in acc.iter_mut() {
                     c.excluded.extend(vals.iter().copied());
                 }
-            } else if let Some((kw, x)) = nm.iter().find(|(k, _)| !annotation(k)).filter(|_| nm.keys().filter(|k| !annotation(k)).count() == 1)
+            } else if let Some((kw, x)) =
+                nm.iter().find(|(k, _)| !annotation(k)).filter(|_| nm.keys().filter(|k| !annotation(k)).count() == 1)
                 && dual(acc, kw, x, &ns)
             {
             } else if side == Side::Sup {

@@ -2,6 +2,8 @@
 //! directions of each, equivalent rewrites, and a property test that re-validates every witness and
 //! checks every `Compatible` against a pool of instances.
 
+#![allow(clippy::needless_pass_by_value, reason = "cases read best as `json!` literals passed straight in")]
+
 use mcp_drift::decide::{Limits, Verdict, decide};
 use serde_json::{Value, json};
 
@@ -254,6 +256,8 @@ mod generated {
     //! every `Incompatible` witness is re-validated, every `Compatible` is checked against a pool of
     //! instances.
     use super::{Limits, Value, Verdict, decide, json, validator};
+    use mcp_drift::decide::Cx;
+    use mcp_drift::decide::include::prove;
     use proptest::prelude::*;
     use proptest::strategy::ValueTree;
     use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -277,6 +281,8 @@ mod generated {
             small().prop_map(|v| json!({"const": v})),
             (0i64..3).prop_map(|n| json!({"minimum": n})),
             (0i64..3).prop_map(|n| json!({"exclusiveMaximum": n})),
+            (0i64..3).prop_map(|n| json!({"maximum": n})),
+            (0i64..3).prop_map(|n| json!({"exclusiveMinimum": n})),
             (0u64..3).prop_map(|n| json!({"maxLength": n})),
             (1u64..3).prop_map(|n| json!({"minLength": n})),
             Just(json!({"multipleOf": 2})),
@@ -397,12 +403,37 @@ mod generated {
         }
     }
 
+    /// The proof alone (no witness search in front of it to mask an unsound step).
+    fn proof_is_sound(sub: &Value, sup: &Value, pool: &[Value]) -> Result<(), TestCaseError> {
+        let (Ok(vs), Ok(vp)) = (
+            jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(sub),
+            jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(sup),
+        ) else {
+            return Ok(());
+        };
+        if prove(sub, sup, &mut Cx::new(&Limits::default())).is_ok() {
+            for i in pool {
+                prop_assert!(
+                    !vs.is_valid(i) || vp.is_valid(i),
+                    "proof claims {} ⊆ {}, but {} is a counterexample",
+                    sub,
+                    sup,
+                    i
+                );
+            }
+        }
+        Ok(())
+    }
+
     proptest! {
         #![proptest_config(Config { cases: 512, ..Config::default() })]
         #[test]
         fn witnesses_hold_and_compatible_is_never_contradicted((sub, sup) in pair()) {
             let _ = validator(&json!(true));
-            judge(&sub, &sup, &pool())?;
+            let pool = pool();
+            judge(&sub, &sup, &pool)?;
+            proof_is_sound(&sub, &sup, &pool)?;
+            proof_is_sound(&sup, &sub, &pool)?;
         }
     }
 
@@ -427,10 +458,11 @@ mod generated {
             if let Ok(d) = judge(&sub, &sup, &pool) {
                 total += 1;
                 decided += u32::from(d);
-                if !d && std::env::var_os("DECIDE_SHOW").is_some() {
-                    if let Verdict::Undecided { keyword, at, reason } = decide(&sub, &sup, &Limits::default()) {
-                        println!("UNDECIDED {keyword} {at} {reason} :: {sub} vs {sup}");
-                    }
+                if !d
+                    && std::env::var_os("DECIDE_SHOW").is_some()
+                    && let Verdict::Undecided { keyword, at, reason } = decide(&sub, &sup, &Limits::default())
+                {
+                    println!("UNDECIDED {keyword} {at} {reason} :: {sub} vs {sup}");
                 }
             } else {
                 panic!("wrong verdict for {sub} vs {sup}");

@@ -63,3 +63,49 @@ pub fn decide(sub: &Value, judge: &mut Judge<'_>, cx: &mut Cx) -> Result<Option<
     }
     Ok(Some(Verdict::Compatible))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decide::Limits;
+    use serde_json::json;
+
+    fn run(sub: &Value, sup: &Value) -> Option<Verdict> {
+        let mut judge = Judge::new(sub, sup).expect("compiles");
+        finite::decide(sub, &mut judge, &mut Cx::new(&Limits::default())).expect("not blocked")
+    }
+
+    use crate::decide::finite;
+
+    #[test]
+    fn only_finite_domains_are_decided_here() {
+        assert_eq!(run(&json!({"type": "string"}), &json!({"maxLength": 1})), None);
+        assert_eq!(
+            run(&json!({"type": ["null", "boolean"]}), &json!({"not": {"type": "string"}})),
+            Some(Verdict::Compatible)
+        );
+        assert_eq!(run(&json!(false), &json!(false)), Some(Verdict::Compatible));
+    }
+
+    #[test]
+    fn each_value_is_checked_and_values_the_sub_rejects_are_skipped() {
+        // "bb" is in the enum but `sub` itself rejects it: not a witness.
+        let sub = json!({"enum": ["a", "bb"], "maxLength": 1});
+        assert_eq!(run(&sub, &json!({"maxLength": 1})), Some(Verdict::Compatible));
+        let Some(Verdict::Incompatible { witness, instance_at, schema_at, .. }) =
+            run(&json!({"enum": [1, {"a": "x"}, {"a": 2}]}), &json!({"properties": {"a": {"type": "string"}}}))
+        else {
+            panic!("expected a witness")
+        };
+        assert_eq!((witness, instance_at.as_str(), schema_at.as_str()), (json!({"a": 2}), "/a", "/properties/a/type"));
+    }
+
+    #[test]
+    fn booleans_and_null_are_finite() {
+        let Some(Verdict::Incompatible { witness, .. }) = run(&json!({"type": "boolean"}), &json!({"const": true}))
+        else {
+            panic!("expected a witness")
+        };
+        assert_eq!(witness, json!(false));
+    }
+}

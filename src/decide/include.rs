@@ -118,7 +118,7 @@ impl<'a> Prover<'a> {
             cx.step(&s.at)?;
             match pure(&s, self.sub_root) {
                 Some(Pure::All(members)) if hops < cx.limits.depth => {
-                    todo.extend(members.into_iter().rev().map(|m| (m, hops + 1)))
+                    todo.extend(members.into_iter().rev().map(|m| (m, hops + 1)));
                 }
                 _ => flat.push(s),
             }
@@ -950,4 +950,79 @@ fn discriminated<'a>(a: &Conj<'a>, b: &Conj<'a>, root: &'a Value, cx: &mut Cx) -
         }
     }
     Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decide::Limits;
+    use serde_json::json;
+
+    fn proves(sub: &Value, sup: &Value) -> bool {
+        prove(sub, sup, &mut Cx::new(&Limits::default())).is_ok()
+    }
+
+    #[test]
+    fn negated_bounds_keep_their_exclusivity() {
+        let not_min = json!({"not": {"minimum": 0}});
+        assert!(proves(&json!({"type": "number", "exclusiveMaximum": 0}), &not_min));
+        assert!(!proves(&json!({"type": "number", "maximum": 0}), &not_min));
+        let not_max = json!({"not": {"exclusiveMaximum": 3}});
+        assert!(proves(&json!({"type": "integer", "minimum": 3}), &not_max));
+        assert!(!proves(&json!({"type": "integer", "minimum": 2}), &not_max));
+        assert!(proves(&json!({"not": {"maxLength": 2}}), &json!({"type": "string", "minLength": 3})));
+        assert!(!proves(&json!({"not": {"maxLength": 2}}), &json!({"type": "string", "minLength": 4})));
+    }
+
+    #[test]
+    fn an_unguarded_cycle_is_never_assumed() {
+        let cyc = json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"});
+        assert!(!proves(&json!({"type": "integer"}), &cyc));
+        let cyc = json!({"$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}], "type": "string"}}, "$ref": "#/$defs/a"});
+        assert!(!proves(&json!({"type": "string"}), &cyc));
+    }
+
+    #[test]
+    fn a_guarded_cycle_is_assumed_one_level_down() {
+        let list = |t: &str| json!({"$defs": {"l": {"type": "object", "properties": {"v": {"type": t}, "next": {"$ref": "#/$defs/l"}}}}, "$ref": "#/$defs/l"});
+        assert!(proves(&list("integer"), &list("number")));
+        assert!(!proves(&list("number"), &list("integer")));
+    }
+
+    #[test]
+    fn the_proof_names_what_blocked_it() {
+        let e = prove(
+            &json!({"type": "object"}),
+            &json!({"type": "object", "required": ["a"]}),
+            &mut Cx::new(&Limits::default()),
+        );
+        let e = e.expect_err("not included");
+        assert_eq!(e.keyword, "required");
+        assert!(e.reason.starts_with("in `sup`"), "{}", e.reason);
+        let e = prove(
+            &json!({"properties": {"a": {"type": "string", "maxLength": 2}}}),
+            &json!({"properties": {"a": {"maxLength": 3}}}),
+            &mut Cx::new(&Limits::default()),
+        );
+        assert!(e.is_ok(), "{e:?}");
+        let e = prove(
+            &json!({"properties": {"a": {"maxLength": 5}}}),
+            &json!({"properties": {"a": {"maxLength": 3}}}),
+            &mut Cx::new(&Limits::default()),
+        );
+        let e = e.expect_err("not included");
+        assert_eq!((e.keyword.as_str(), e.at.as_str()), ("maxLength", "/properties/a"));
+    }
+
+    #[test]
+    fn oneof_is_a_union_only_when_its_branches_are_disjoint() {
+        let disjoint = json!({"oneOf": [{"type": "string"}, {"type": "integer"}]});
+        assert!(proves(&json!({"type": "string"}), &disjoint));
+        let tagged = json!({"oneOf": [
+            {"properties": {"kind": {"const": "a"}}, "required": ["kind"]},
+            {"properties": {"kind": {"const": "b"}}, "required": ["kind"]}]});
+        assert!(proves(&json!({"properties": {"kind": {"const": "a"}}, "required": ["kind"]}), &tagged));
+        let overlapping = json!({"oneOf": [{"type": "string"}, {"maxLength": 2}]});
+        assert!(!proves(&json!({"type": "string"}), &overlapping));
+    }
 }

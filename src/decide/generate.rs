@@ -182,6 +182,16 @@ struct Walk<'a, 'j, 's> {
     found: Option<Verdict>,
 }
 
+const TYPES: [TypeSet; 7] = [
+    TypeSet::NULL,
+    TypeSet::BOOLEAN,
+    TypeSet::OBJECT,
+    TypeSet::ARRAY,
+    TypeSet::STRING,
+    TypeSet::INTEGER,
+    TypeSet::FRACTION,
+];
+
 /// Names tried for a property `sup` may not allow.
 const ODD_NAMES: [&str; 6] = ["x", "extra", "0", "A", "", "-"];
 
@@ -366,7 +376,25 @@ fn violations(
             }
         }
         if b.unique {
-            out.push(Value::Array(vec![item.clone(), item]));
+            out.push(Value::Array(vec![item.clone(), item.clone()]));
+        }
+        // One past the longest tuple of either side.
+        let k = a.tuples.iter().chain(&b.tuples).map(|(p, _)| p.len()).max().unwrap_or(0);
+        if k > 0 && k < 64 {
+            out.push(Value::Array((0..=k).map(|i| position(sub_root, a, i, cx, depth)).collect()));
+        }
+        // Each type `contains` admits, alone.
+        for (s, _, _) in &a.contains {
+            let Ok(d) = dnf(sub_root, std::slice::from_ref(s), Side::Sub, cx) else { continue };
+            for c in d.iter().take(PER_LOCATION) {
+                for t in TYPES {
+                    if c.types.contains(t)
+                        && let Some(v) = typed(sub_root, c, t, cx, depth + 1)
+                    {
+                        out.push(Value::Array(vec![v]));
+                    }
+                }
+            }
         }
     }
     // Objects.
@@ -383,7 +411,35 @@ fn violations(
         let mut extra: Vec<String> = ODD_NAMES.iter().map(|s| (*s).to_owned()).collect();
         extra.extend(a.objs.iter().flat_map(|o| o.props.iter().map(|(n, _)| (*n).to_owned())).take(64));
         extra.extend(b.dep_required.iter().map(|(k, _)| (*k).to_owned()));
+        for o in a.objs.iter().chain(&b.objs) {
+            extra.extend(o.patterns.iter().take(16).map(|(p, _)| literal_prefix(p)));
+        }
         extra.extend(b.dep_schemas.iter().map(|(k, _)| (*k).to_owned()));
+        if let Some(m) = b.max_props.filter(|m| *m < 64) {
+            let mut o = base.clone();
+            let mut i = 0;
+            while o.len() as u64 <= m {
+                let k = format!("p{i}");
+                let v = named(sub_root, a, &k, cx, depth);
+                o.insert(k, v);
+                i += 1;
+            }
+            out.push(Value::Object(o));
+        }
+        for (k, deps) in &b.dep_required {
+            let present = super::include::closure(a, k);
+            if let Some(missing) = deps.iter().find(|d| !present.contains(d)) {
+                let mut o = base.clone();
+                for n in present.iter().filter(|n| *n != missing) {
+                    if !o.contains_key(*n) {
+                        let v = named(sub_root, a, n, cx, depth);
+                        o.insert((*n).to_owned(), v);
+                    }
+                }
+                o.remove(*missing);
+                out.push(Value::Object(o));
+            }
+        }
         for n in extra {
             if base.contains_key(&n) {
                 continue;
@@ -442,6 +498,18 @@ fn nested<'n>(
             violations(sub_root, sup_root, a, bc, cx, depth + 4, out);
         }
     }
+}
+
+/// The literal text a pattern starts with (after `^`), plus one letter: a name it likely matches.
+fn literal_prefix(p: &str) -> String {
+    let mut out: String = p
+        .trim_start_matches('^')
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || "-_:.@ ".contains(*c))
+        .take(64)
+        .collect();
+    out.push('a');
+    out
 }
 
 /// `b` over `a`: objects merged key by key, anything else replaced.

@@ -466,7 +466,38 @@ impl<'a> Prover<'a> {
                 .iter()
                 .flat_map(|o| o.patterns.iter().map(|(_, s)| s.clone()).chain(o.additional.clone()))
                 .collect();
+            let same_pattern =
+                |p: &str| a.objs.iter().flat_map(|o| &o.patterns).find(|(q, _)| *q == p).map(|(_, s)| s.clone());
+            let b_patterns: Vec<&str> = b.objs.iter().flat_map(|o| o.patterns.iter().map(|(p, _)| *p)).collect();
+            for o in &b.objs {
+                for (p, sp) in &o.patterns {
+                    // A name matching `p` carries `sub`'s schema for the same pattern (among others).
+                    if let Some(asp) = same_pattern(p) {
+                        self.incl(std::slice::from_ref(&asp), sp, inst + 1, cx)?;
+                    }
+                }
+            }
             for tgt in targets {
+                if let Some((p, _)) = b.objs.iter().flat_map(|o| &o.patterns).find(|(_, s)| std::ptr::eq(s.v, tgt.v))
+                    && same_pattern(p).is_some()
+                {
+                    continue;
+                }
+                // `sup`'s `additionalProperties`, when every pattern of a `sub` object is one of `sup`'s:
+                // a name matching none of `sup`'s patterns matches none of that object's either.
+                if b.objs.iter().any(|o| o.additional.as_ref().is_some_and(|s| std::ptr::eq(s.v, tgt.v))) {
+                    let mut ok = false;
+                    for o in a.objs.iter().filter(|o| o.patterns.iter().all(|(q, _)| b_patterns.contains(q))) {
+                        let rest = o.additional.clone().unwrap_or_else(|| S::new(&TRUE, String::new()));
+                        if self.try_incl(std::slice::from_ref(&rest), &tgt, inst + 1, cx)? {
+                            ok = true;
+                            break;
+                        }
+                    }
+                    if ok {
+                        continue;
+                    }
+                }
                 let mut ok = a.objs.is_empty() && self.try_incl(&[S::new(&TRUE, String::new())], &tgt, inst + 1, cx)?;
                 for o in &a.objs {
                     if ok {
@@ -511,10 +542,10 @@ impl<'a> Prover<'a> {
             }
         }
         for (k, deps) in &b.dep_required {
+            let present = closure(a, k);
             let ok = impossible(k, &allowed)
                 || closed.as_ref().is_some_and(|c| !c.contains(k))
-                || deps.iter().all(|d| a.required.contains(d))
-                || a.dep_required.iter().any(|(k2, d2)| k2 == k && deps.iter().all(|d| d2.contains(d)));
+                || deps.iter().all(|d| present.contains(d));
             if !ok {
                 return Err(sup_block(
                     "dependentRequired",
@@ -822,6 +853,28 @@ fn pure<'a>(s: &S<'a>, root: &'a Value) -> Option<Pure<'a>> {
         out.push(S::new(t, ptr));
     }
     Some(Pure::All(out))
+}
+
+/// The names an instance of `a` that has `k` certainly has: `k`, `required`, and the
+/// `dependentRequired` closure.
+pub fn closure<'a>(a: &Conj<'a>, k: &'a str) -> Vec<&'a str> {
+    let mut out: Vec<&'a str> = vec![k];
+    out.extend(a.required.iter().copied());
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for (key, deps) in &a.dep_required {
+            if out.contains(key) {
+                for d in deps {
+                    if !out.contains(d) {
+                        out.push(d);
+                        grew = true;
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `a` has no instance of type `t` (for the numeric types: an empty range, or integers only).

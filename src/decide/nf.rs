@@ -416,6 +416,13 @@ fn local<'a>(
                 return Ok(());
             };
             let only = |key: &str| nm.keys().all(|x| x == key || annotation(x));
+            if nm.keys().all(|x| annotation(x)) {
+                // `not: {}` rejects everything.
+                for c in acc.iter_mut() {
+                    c.types = TypeSet::EMPTY;
+                }
+                return Ok(());
+            }
             if let Some(inner) = nm.get("not").filter(|_| only("not")) {
                 // ¬¬x = x, exactly, on both sides.
                 double.push(ns.child(inner, "not"));

@@ -857,6 +857,7 @@ fn pure<'a>(s: &S<'a>, root: &'a Value) -> Option<Pure<'a>> {
 
 /// The names an instance of `a` that has `k` certainly has: `k`, `required`, and the
 /// `dependentRequired` closure.
+#[must_use]
 pub fn closure<'a>(a: &Conj<'a>, k: &'a str) -> Vec<&'a str> {
     let mut out: Vec<&'a str> = vec![k];
     out.extend(a.required.iter().copied());

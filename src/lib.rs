@@ -9,6 +9,7 @@
 pub mod catalog;
 pub mod checks;
 pub mod compare;
+pub mod decide;
 pub mod error;
 pub mod lint;
 pub mod load;

@@ -1,0 +1,694 @@
+//! The and-or normal form of one schema location: a disjunction of [`Conj`]s, each a conjunction of
+//! per-type constraints (jsonsubschema's canonical form; the and-or form of Attouche et al., VLDB 2022).
+//!
+//! Takes a list of schema nodes (their conjunction) in one document and a [`Side`]; returns the
+//! disjuncts. `allOf` and `$ref` are merged into the conjunct, `anyOf` (and `oneOf` on the `sub` side)
+//! and `if`/`then`/`else` multiply disjuncts, `not: {type}` and `not: {enum|const}` become a type
+//! restriction and a finite exclusion. Child schemas (properties, items, ...) stay as nodes, unfolded
+//! only when the proof descends into them, so recursion through the instance is never unfolded here.
+//!
+//! Promises: on the `Sub` side the form is a *widening* (every instance of the nodes is accepted by some
+//! disjunct: keywords it cannot model are dropped, `oneOf` is read as `anyOf`, `¬if` is dropped); on the
+//! `Sup` side it is *exact for the modelled keywords* and every other keyword is kept in
+//! [`Conj::opaque`] (or `nots`, `conds`, `one_ofs`) for the proof to refuse or match. Work is bounded
+//! by the caller's [`Cx`] (steps, disjuncts, depth): a limit hit is a [`Block`].
+
+#![allow(clippy::needless_for_each, reason = "one keyword applied to every conjunct reads best on one line")]
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use super::{Block, Cx};
+use crate::schema::{TypeSet, json_eq, parse_types};
+
+/// A schema node: a value in one document and its JSON Pointer there.
+#[derive(Clone, Debug)]
+pub struct S<'a> {
+    pub v: &'a Value,
+    pub at: String,
+}
+
+impl<'a> S<'a> {
+    #[must_use]
+    pub fn new(v: &'a Value, at: String) -> S<'a> {
+        S { v, at }
+    }
+    fn child(&self, v: &'a Value, key: &str) -> S<'a> {
+        S { v, at: format!("{}/{}", self.at, token(key)) }
+    }
+}
+
+/// One JSON Pointer token.
+#[must_use]
+pub fn token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Sub,
+    Sup,
+}
+
+/// A numeric bound; `strict` for the exclusive keywords.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bound {
+    pub v: f64,
+    pub strict: bool,
+}
+
+/// The object keywords of one schema object: for a property name, the schemas that apply to it are
+/// its `properties` entry and the matching `patternProperties`, else `additionalProperties`.
+#[derive(Clone, Debug, Default)]
+pub struct Obj<'a> {
+    pub props: Vec<(&'a str, S<'a>)>,
+    pub patterns: Vec<(&'a str, S<'a>)>,
+    pub additional: Option<S<'a>>,
+}
+
+/// A keyword the form does not model: kept so that the proof refuses it or finds it on the other side.
+#[derive(Clone, Debug)]
+pub struct Opaque<'a> {
+    pub keyword: String,
+    pub value: &'a Value,
+    /// The schema object that holds it.
+    pub holder: S<'a>,
+}
+
+/// One conjunct of the normal form.
+#[derive(Clone, Debug)]
+pub struct Conj<'a> {
+    pub types: TypeSet,
+    /// Intersection of every `enum`/`const` (values of every type).
+    pub values: Option<Vec<&'a Value>>,
+    pub excluded: Vec<&'a Value>,
+    pub lo: Option<Bound>,
+    pub hi: Option<Bound>,
+    pub multiple_of: Vec<f64>,
+    pub min_len: u64,
+    pub max_len: Option<u64>,
+    pub patterns: Vec<(&'a str, String)>,
+    pub min_items: u64,
+    pub max_items: Option<u64>,
+    pub unique: bool,
+    /// `(prefixItems, items)` of each schema object that has either.
+    pub tuples: Vec<(Vec<S<'a>>, Option<S<'a>>)>,
+    pub contains: Vec<(S<'a>, u64, Option<u64>)>,
+    pub objs: Vec<Obj<'a>>,
+    pub required: BTreeSet<&'a str>,
+    pub min_props: u64,
+    pub max_props: Option<u64>,
+    pub names: Vec<S<'a>>,
+    pub dep_required: Vec<(&'a str, Vec<&'a str>)>,
+    pub dep_schemas: Vec<(&'a str, S<'a>)>,
+    pub opaque: Vec<Opaque<'a>>,
+    pub nots: Vec<S<'a>>,
+    /// `(if, then, else)` (`Sup` side only).
+    pub conds: Vec<(S<'a>, Option<S<'a>>, Option<S<'a>>)>,
+    /// Every node merged into this conjunct (the chosen branches included): their conjunction is the
+    /// conjunct (exactly, or widened on the `Sub` side).
+    pub nodes: Vec<S<'a>>,
+    /// The document the nodes are in.
+    pub side: Side,
+}
+
+impl Default for Conj<'_> {
+    fn default() -> Self {
+        Conj {
+            types: TypeSet::ALL,
+            values: None,
+            excluded: Vec::new(),
+            lo: None,
+            hi: None,
+            multiple_of: Vec::new(),
+            min_len: 0,
+            max_len: None,
+            patterns: Vec::new(),
+            min_items: 0,
+            max_items: None,
+            unique: false,
+            tuples: Vec::new(),
+            contains: Vec::new(),
+            objs: Vec::new(),
+            required: BTreeSet::new(),
+            min_props: 0,
+            max_props: None,
+            names: Vec::new(),
+            dep_required: Vec::new(),
+            dep_schemas: Vec::new(),
+            opaque: Vec::new(),
+            nots: Vec::new(),
+            conds: Vec::new(),
+            nodes: Vec::new(),
+            side: Side::Sup,
+        }
+    }
+}
+
+/// Keywords that never constrain an instance in 2020-12 (annotations, identifiers, containers).
+#[must_use]
+pub fn annotation(k: &str) -> bool {
+    matches!(
+        k,
+        "title"
+            | "description"
+            | "default"
+            | "examples"
+            | "$comment"
+            | "$schema"
+            | "$id"
+            | "$anchor"
+            | "$dynamicAnchor"
+            | "$defs"
+            | "definitions"
+            | "$vocabulary"
+            | "format"
+            | "deprecated"
+            | "readOnly"
+            | "writeOnly"
+            | "contentMediaType"
+            | "contentEncoding"
+            | "contentSchema"
+            | "then"
+            | "else"
+            | "minContains"
+            | "maxContains"
+    )
+}
+
+fn as_u64(v: &Value) -> Option<u64> {
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "checked: a non-negative integer below 2^64"
+    )]
+    v.as_u64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1.8e19).map(|f| f as u64))
+}
+
+/// An exactly representable numeric bound (integers past 2^53 are not: comparing them as `f64` could
+/// call two different bounds equal).
+fn exact_f64(v: &Value) -> Option<f64> {
+    let f = v.as_f64()?;
+    if !f.is_finite() {
+        return None;
+    }
+    if let Some(i) = v.as_i64() {
+        if i.unsigned_abs() > (1 << 53) {
+            return None;
+        }
+    } else if v.as_u64().is_some_and(|u| u > (1 << 53)) {
+        return None;
+    }
+    Some(f)
+}
+
+/// The normal form of the conjunction of `nodes`, in the document `root`.
+///
+/// # Errors
+/// A [`Block`] when a limit is hit, a reference cannot be followed or a keyword is malformed.
+pub fn dnf<'a>(root: &'a Value, nodes: &[S<'a>], side: Side, cx: &mut Cx) -> Result<Vec<Conj<'a>>, Block> {
+    let mut acc = vec![Conj { side, ..Conj::default() }];
+    for n in nodes {
+        acc = add(root, acc, n, side, 0, cx)?;
+    }
+    Ok(acc)
+}
+
+fn limit_disjuncts(n: usize, at: &str, side: Side, cx: &Cx) -> Result<(), Block> {
+    if n > cx.limits.disjuncts {
+        return Err(Block::new(
+            "anyOf",
+            at,
+            format!(
+                "{}: the normal form has more than {} disjuncts (limit `disjuncts`)",
+                side_name(side),
+                cx.limits.disjuncts
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[must_use]
+pub fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::Sub => "in `sub`",
+        Side::Sup => "in `sup`",
+    }
+}
+
+#[allow(clippy::too_many_lines)] // One match arm per keyword reads better than a dispatch table.
+fn add<'a>(
+    root: &'a Value,
+    acc: Vec<Conj<'a>>,
+    node: &S<'a>,
+    side: Side,
+    depth: usize,
+    cx: &mut Cx,
+) -> Result<Vec<Conj<'a>>, Block> {
+    cx.step(&node.at)?;
+    if depth > cx.limits.depth {
+        return Err(Block::new(
+            "$ref",
+            &node.at,
+            format!(
+                "{}: subschemas nest deeper than {} without reaching the instance (an unguarded `$ref` cycle, or limit `depth`)",
+                side_name(side),
+                cx.limits.depth
+            ),
+        ));
+    }
+    let m = match node.v {
+        Value::Bool(true) => return Ok(acc),
+        Value::Bool(false) => return Ok(Vec::new()),
+        Value::Object(m) => m,
+        _ => return Err(Block::new("schema", &node.at, format!("{}: not a schema", side_name(side)))),
+    };
+    if acc.is_empty() {
+        return Ok(acc);
+    }
+    let mut acc = acc;
+    for c in &mut acc {
+        c.nodes.push(node.clone());
+    }
+    let mut double = Vec::new();
+    for (k, v) in m {
+        local(&mut acc, k, v, m, node, side, &mut double)?;
+    }
+    for d in &double {
+        acc = add(root, acc, d, side, depth + 1, cx)?;
+    }
+    for k in ["$ref", "$dynamicRef"] {
+        if let Some(r) = m.get(k) {
+            let Some(r) = r.as_str() else {
+                return Err(Block::new(k, &node.at, format!("{}: `{k}` is not a string", side_name(side))));
+            };
+            let target = if k == "$ref" {
+                crate::schema::resolve(root, Some(m), r)
+            } else {
+                crate::schema::resolve_dynamic(root, Some(m), r)
+            };
+            let (ptr, t) = target.map_err(|e| {
+                Block::new(k, &node.at, format!("{}: the reference cannot be followed ({e:?})", side_name(side)))
+            })?;
+            acc = add(root, acc, &S::new(t, ptr), side, depth + 1, cx)?;
+        }
+    }
+    if let Some(Value::Array(all)) = m.get("allOf") {
+        let base = node.child(&m["allOf"], "allOf");
+        for (i, s) in all.iter().enumerate() {
+            acc = add(root, acc, &base.child(s, &i.to_string()), side, depth + 1, cx)?;
+        }
+    }
+    for k in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = m.get(k) else { continue };
+        let base = node.child(&m[k], k);
+        if k == "oneOf" && side == Side::Sup && !super::include::pairwise_disjoint(root, &base, branches, cx)? {
+            for c in &mut acc {
+                c.opaque.push(Opaque { keyword: k.to_owned(), value: &m[k], holder: node.clone() });
+            }
+            continue;
+        }
+        let mut out = Vec::new();
+        for (i, b) in branches.iter().enumerate() {
+            let more = add(root, acc.clone(), &base.child(b, &i.to_string()), side, depth + 1, cx)?;
+            out.extend(more);
+            limit_disjuncts(out.len(), &base.at, side, cx)?;
+        }
+        acc = out;
+    }
+    if let Some(i) = m.get("if") {
+        let (t, e) = (m.get("then"), m.get("else"));
+        let ifs = node.child(i, "if");
+        match side {
+            Side::Sub => {
+                // (if ∧ then) ∨ else: dropping ¬if from the second disjunct only widens.
+                let mut with_then = add(root, acc.clone(), &ifs, side, depth + 1, cx)?;
+                if let Some(t) = t {
+                    with_then = add(root, with_then, &node.child(t, "then"), side, depth + 1, cx)?;
+                }
+                let mut out = with_then;
+                let otherwise = match e {
+                    Some(e) => add(root, acc, &node.child(e, "else"), side, depth + 1, cx)?,
+                    None => acc,
+                };
+                out.extend(otherwise);
+                limit_disjuncts(out.len(), &ifs.at, side, cx)?;
+                acc = out;
+            }
+            Side::Sup => {
+                if t.is_some() || e.is_some() {
+                    for c in &mut acc {
+                        c.conds.push((ifs.clone(), t.map(|t| node.child(t, "then")), e.map(|e| node.child(e, "else"))));
+                    }
+                }
+            }
+        }
+    }
+    acc.retain(feasible);
+    Ok(acc)
+}
+
+/// Whether a conjunct may have an instance (a quick check; `false` only when it certainly has none).
+#[must_use]
+pub fn feasible(c: &Conj<'_>) -> bool {
+    if c.types.is_empty() {
+        return false;
+    }
+    if let Some(vals) = &c.values {
+        return vals.iter().any(|v| c.types.admits(v) && !c.excluded.iter().any(|x| json_eq(x, v)));
+    }
+    true
+}
+
+/// Applies one keyword of a schema object to every conjunct.
+#[allow(clippy::too_many_lines)] // One arm per keyword.
+fn local<'a>(
+    acc: &mut [Conj<'a>],
+    k: &'a str,
+    v: &'a Value,
+    m: &'a Map<String, Value>,
+    node: &S<'a>,
+    side: Side,
+    double: &mut Vec<S<'a>>,
+) -> Result<(), Block> {
+    let opaque = |acc: &mut [Conj<'a>]| {
+        for c in acc.iter_mut() {
+            c.opaque.push(Opaque { keyword: k.to_owned(), value: v, holder: node.clone() });
+        }
+    };
+    let bad = || Block::new(k, &node.at, format!("{}: `{k}` has a value the validator would refuse", side_name(side)));
+    match k {
+        "$ref" | "$dynamicRef" | "allOf" | "anyOf" | "oneOf" | "if" => {
+            if matches!(k, "anyOf" | "oneOf") && side == Side::Sub {
+                // Recorded so an identical union on the other side is recognised.
+                opaque(acc);
+            }
+        }
+        "type" => {
+            let t = parse_types(v).ok_or_else(bad)?;
+            for c in acc.iter_mut() {
+                c.types = c.types.intersect(t);
+            }
+        }
+        "enum" | "const" => {
+            let vals: Vec<&Value> = match (k, v) {
+                ("const", v) => vec![v],
+                (_, Value::Array(a)) => a.iter().collect(),
+                _ => return Err(bad()),
+            };
+            for c in acc.iter_mut() {
+                c.values = Some(match c.values.take() {
+                    None => vals.clone(),
+                    Some(old) => old.into_iter().filter(|o| vals.iter().any(|n| json_eq(o, n))).collect(),
+                });
+            }
+        }
+        "not" => {
+            let ns = node.child(v, "not");
+            let Value::Object(nm) = v else {
+                if v == &Value::Bool(true) {
+                    for c in acc.iter_mut() {
+                        c.types = TypeSet::EMPTY;
+                    }
+                }
+                return Ok(());
+            };
+            let only = |key: &str| nm.keys().all(|x| x == key || annotation(x));
+            if nm.keys().all(|x| annotation(x)) {
+                // `not: {}` rejects everything.
+                for c in acc.iter_mut() {
+                    c.types = TypeSet::EMPTY;
+                }
+                return Ok(());
+            }
+            if let Some(inner) = nm.get("not").filter(|_| only("not")) {
+                // ¬¬x = x, exactly, on both sides.
+                double.push(ns.child(inner, "not"));
+                return Ok(());
+            }
+            if nm.len() == 1 && only("type") {
+                let t = parse_types(&nm["type"]).ok_or_else(bad)?;
+                for c in acc.iter_mut() {
+                    c.types = c.types.minus(t);
+                }
+            } else if nm.contains_key("enum") && only("enum") || nm.contains_key("const") && only("const") {
+                let vals: Vec<&Value> = match nm.get("const") {
+                    Some(x) => vec![x],
+                    None => nm["enum"].as_array().map(|a| a.iter().collect()).ok_or_else(bad)?,
+                };
+                for c in acc.iter_mut() {
+                    c.excluded.extend(vals.iter().copied());
+                }
+            } else if let Some((kw, x)) =
+                nm.iter().find(|(k, _)| !annotation(k)).filter(|_| nm.keys().filter(|k| !annotation(k)).count() == 1)
+                && dual(acc, kw, x, &ns)
+            {
+            } else if side == Side::Sup {
+                for c in acc.iter_mut() {
+                    c.nots.push(ns.clone());
+                }
+            }
+        }
+        "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum" => {
+            let Some(x) = exact_f64(v) else {
+                if v.is_number() && side == Side::Sup {
+                    opaque(acc);
+                    return Ok(());
+                }
+                return if v.is_number() { Ok(()) } else { Err(bad()) };
+            };
+            let b = Bound { v: x, strict: k.starts_with("exclusive") };
+            for c in acc.iter_mut() {
+                if k.ends_with("inimum") {
+                    c.lo = Some(tighter_lo(c.lo, b));
+                } else {
+                    c.hi = Some(tighter_hi(c.hi, b));
+                }
+            }
+        }
+        "multipleOf" => {
+            let x = exact_f64(v).filter(|x| *x > 0.0);
+            match x {
+                Some(x) => acc.iter_mut().for_each(|c| c.multiple_of.push(x)),
+                None if side == Side::Sup => opaque(acc),
+                None => {}
+            }
+        }
+        "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties" => {
+            let n = as_u64(v).ok_or_else(bad)?;
+            for c in acc.iter_mut() {
+                match k {
+                    "minLength" => c.min_len = c.min_len.max(n),
+                    "maxLength" => c.max_len = Some(c.max_len.map_or(n, |m| m.min(n))),
+                    "minItems" => c.min_items = c.min_items.max(n),
+                    "maxItems" => c.max_items = Some(c.max_items.map_or(n, |m| m.min(n))),
+                    "minProperties" => c.min_props = c.min_props.max(n),
+                    _ => c.max_props = Some(c.max_props.map_or(n, |m| m.min(n))),
+                }
+            }
+        }
+        "pattern" => {
+            let p = v.as_str().ok_or_else(bad)?;
+            let at = node.child(v, k).at;
+            acc.iter_mut().for_each(|c| c.patterns.push((p, at.clone())));
+        }
+        "uniqueItems" => {
+            if v.as_bool().ok_or_else(bad)? {
+                acc.iter_mut().for_each(|c| c.unique = true);
+            }
+        }
+        "prefixItems" | "items" => {
+            if k == "items" && m.contains_key("prefixItems") {
+                return Ok(());
+            }
+            let prefix: Vec<S<'a>> = match m.get("prefixItems") {
+                Some(Value::Array(p)) => {
+                    let base = node.child(&m["prefixItems"], "prefixItems");
+                    p.iter().enumerate().map(|(i, s)| base.child(s, &i.to_string())).collect()
+                }
+                Some(_) => return Err(bad()),
+                None => Vec::new(),
+            };
+            let rest = match m.get("items") {
+                Some(Value::Array(_)) => return Err(bad()),
+                Some(s) => Some(node.child(s, "items")),
+                None => None,
+            };
+            acc.iter_mut().for_each(|c| c.tuples.push((prefix.clone(), rest.clone())));
+        }
+        "contains" => {
+            let min = m.get("minContains").map_or(Some(1), as_u64).ok_or_else(bad)?;
+            let max = m.get("maxContains").map(|x| as_u64(x).ok_or_else(bad)).transpose()?;
+            let s = node.child(v, k);
+            acc.iter_mut().for_each(|c| c.contains.push((s.clone(), min, max)));
+        }
+        "properties" | "patternProperties" | "additionalProperties" => {
+            if k != "properties"
+                && (m.contains_key("properties") || k == "additionalProperties" && m.contains_key("patternProperties"))
+            {
+                return Ok(());
+            }
+            let named = |key: &str| -> Result<Vec<(&'a str, S<'a>)>, Block> {
+                match m.get(key) {
+                    Some(Value::Object(p)) => {
+                        let base = node.child(&m[key], key);
+                        Ok(p.iter().map(|(n, s)| (n.as_str(), base.child(s, n))).collect())
+                    }
+                    Some(_) => Err(bad()),
+                    None => Ok(Vec::new()),
+                }
+            };
+            let o = Obj {
+                props: named("properties")?,
+                patterns: named("patternProperties")?,
+                additional: m.get("additionalProperties").map(|s| node.child(s, "additionalProperties")),
+            };
+            acc.iter_mut().for_each(|c| c.objs.push(o.clone()));
+        }
+        "required" => {
+            let Value::Array(r) = v else { return Err(bad()) };
+            let names: Vec<&str> = r.iter().map(Value::as_str).collect::<Option<_>>().ok_or_else(bad)?;
+            acc.iter_mut().for_each(|c| c.required.extend(names.iter().copied()));
+        }
+        "propertyNames" => {
+            let s = node.child(v, k);
+            acc.iter_mut().for_each(|c| c.names.push(s.clone()));
+        }
+        "dependentRequired" => {
+            let Value::Object(d) = v else { return Err(bad()) };
+            for (key, deps) in d {
+                let Value::Array(deps) = deps else { return Err(bad()) };
+                let deps: Vec<&str> = deps.iter().map(Value::as_str).collect::<Option<_>>().ok_or_else(bad)?;
+                acc.iter_mut().for_each(|c| c.dep_required.push((key.as_str(), deps.clone())));
+            }
+        }
+        "dependentSchemas" => {
+            let Value::Object(d) = v else { return Err(bad()) };
+            let base = node.child(v, k);
+            for (key, s) in d {
+                let s = base.child(s, key);
+                acc.iter_mut().for_each(|c| c.dep_schemas.push((key.as_str(), s.clone())));
+            }
+        }
+        _ if annotation(k) => {}
+        // Everything else: `unevaluated*`, unknown keywords the validator might honour, ...
+        _ => opaque(acc),
+    }
+    Ok(())
+}
+
+static FALSE: Value = Value::Bool(false);
+
+/// `not: {kw: x}` through the keyword's dual, exactly (the instances that fail `kw` are all of its
+/// type and past the opposite bound). `false` when `kw` has no dual here.
+fn dual<'a>(acc: &mut [Conj<'a>], kw: &str, x: &'a Value, ns: &S<'a>) -> bool {
+    let num = exact_f64(x);
+    let count = as_u64(x);
+    for c in acc.iter_mut() {
+        match (kw, num, count) {
+            ("minimum", Some(v), _) => {
+                c.types = c.types.intersect(TypeSet::NUMBER);
+                c.hi = Some(tighter_hi(c.hi, Bound { v, strict: true }));
+            }
+            ("exclusiveMinimum", Some(v), _) => {
+                c.types = c.types.intersect(TypeSet::NUMBER);
+                c.hi = Some(tighter_hi(c.hi, Bound { v, strict: false }));
+            }
+            ("maximum", Some(v), _) => {
+                c.types = c.types.intersect(TypeSet::NUMBER);
+                c.lo = Some(tighter_lo(c.lo, Bound { v, strict: true }));
+            }
+            ("exclusiveMaximum", Some(v), _) => {
+                c.types = c.types.intersect(TypeSet::NUMBER);
+                c.lo = Some(tighter_lo(c.lo, Bound { v, strict: false }));
+            }
+            ("minLength", _, Some(n)) => {
+                c.types = c.types.intersect(TypeSet::STRING);
+                match n.checked_sub(1) {
+                    Some(m) => c.max_len = Some(c.max_len.map_or(m, |o| o.min(m))),
+                    None => c.types = TypeSet::EMPTY,
+                }
+            }
+            ("maxLength", _, Some(n)) => {
+                c.types = c.types.intersect(TypeSet::STRING);
+                c.min_len = c.min_len.max(n.saturating_add(1));
+            }
+            ("minItems", _, Some(n)) => {
+                c.types = c.types.intersect(TypeSet::ARRAY);
+                match n.checked_sub(1) {
+                    Some(m) => c.max_items = Some(c.max_items.map_or(m, |o| o.min(m))),
+                    None => c.types = TypeSet::EMPTY,
+                }
+            }
+            ("maxItems", _, Some(n)) => {
+                c.types = c.types.intersect(TypeSet::ARRAY);
+                c.min_items = c.min_items.max(n.saturating_add(1));
+            }
+            ("minProperties", _, Some(n)) => {
+                c.types = c.types.intersect(TypeSet::OBJECT);
+                match n.checked_sub(1) {
+                    Some(m) => c.max_props = Some(c.max_props.map_or(m, |o| o.min(m))),
+                    None => c.types = TypeSet::EMPTY,
+                }
+            }
+            ("maxProperties", _, Some(n)) => {
+                c.types = c.types.intersect(TypeSet::OBJECT);
+                c.min_props = c.min_props.max(n.saturating_add(1));
+            }
+            ("required", _, _) => {
+                // One name only: `not: {required: [a, b]}` is a disjunction (a missing, or b missing).
+                let Some([Value::String(name)]) = x.as_array().map(Vec::as_slice) else { return false };
+                c.types = c.types.intersect(TypeSet::OBJECT);
+                let at = S { v: &FALSE, at: format!("{}/required/0", ns.at) };
+                c.objs.push(Obj { props: vec![(name.as_str(), at)], patterns: Vec::new(), additional: None });
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn tighter_lo(a: Option<Bound>, b: Bound) -> Bound {
+    match a {
+        Some(a) if a.v > b.v || (a.v == b.v && a.strict) => a,
+        _ => b,
+    }
+}
+
+fn tighter_hi(a: Option<Bound>, b: Bound) -> Bound {
+    match a {
+        Some(a) if a.v < b.v || (a.v == b.v && a.strict) => a,
+        _ => b,
+    }
+}
+
+/// The schemas that apply to the property `name` in a conjunct, or `None` when they depend on a
+/// pattern the caller could not match (`matches` answers whether a pattern matches a name).
+pub fn for_name<'a>(
+    c: &Conj<'a>,
+    name: &str,
+    matches: &mut dyn FnMut(&str, &str) -> Option<bool>,
+) -> Option<Vec<S<'a>>> {
+    let mut out = Vec::new();
+    for o in &c.objs {
+        let mut hit = false;
+        for (n, s) in &o.props {
+            if *n == name {
+                out.push(s.clone());
+                hit = true;
+            }
+        }
+        for (p, s) in &o.patterns {
+            if matches(p, name)? {
+                out.push(s.clone());
+                hit = true;
+            }
+        }
+        if !hit && let Some(a) = &o.additional {
+            out.push(a.clone());
+        }
+    }
+    Some(out)
+}

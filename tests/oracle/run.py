@@ -28,6 +28,9 @@ PROBES = [
 ]
 
 
+MISSING = object()  # `None` is a JSON value (null), so "no counterexample" needs its own marker
+
+
 class Timeout(Exception):
     pass
 
@@ -38,9 +41,18 @@ def on_alarm(_signum, _frame):
 
 # ---------------------------------------------------------------- asking mcp-drift
 
+def as_input(schema):
+    """mcp-drift refuses a boolean `inputSchema` (MCP wants an object): ask with its object spelling."""
+    if schema is True:
+        return {}
+    if schema is False:
+        return {"not": {}}
+    return schema
+
+
 def snapshot(batch, side):
     return {"tools": [
-        {"name": name, "description": "Oracle pair.", "inputSchema": pair[side], "outputSchema": pair[side]}
+        {"name": name, "description": "Oracle pair.", "inputSchema": as_input(pair[side]), "outputSchema": pair[side]}
         for name, pair in batch
     ]}
 
@@ -69,6 +81,11 @@ def verdicts_from(doc, names):
         for d in DIRECTIONS:
             mine = [f for f in findings.get(name, []) if str(f.get("rule", "")).startswith(d + "-")]
             rules = sorted({f"{f['rule']}:{f.get('severity')}" for f in mine})
+            refused = [f for f in findings.get(name, []) if f.get("rule") in ("tool-invalid", "tool-unnamed")]
+            if refused:
+                out[name][d] = {"verdict": "undecided", "witness": None, "has_witness": False, "rules": rules,
+                                "reason": f"tool refused: {refused[0].get('message', '')}", "adapter": True}
+                continue
             if isinstance(compat, dict) and isinstance(compat.get(name), dict):
                 v = compat[name].get(d) or {}
                 out[name][d] = {"verdict": v.get("verdict"), "witness": v.get("witness"),
@@ -123,8 +140,29 @@ def valid(v, instance):
     return v.is_valid(instance)
 
 
+_DRAWN = {}
+
+
 def hypothesis_examples(schema, n, seed):
-    """Up to n instances drawn from `schema`, or raises when hypothesis-jsonschema cannot handle it."""
+    """Up to n instances drawn from `schema`, or raises when hypothesis-jsonschema cannot handle it.
+    Cached per schema in the worker: a test group's schema is the accepting side of ten pairs."""
+    key = json.dumps(schema, sort_keys=True)
+    if key not in _DRAWN:
+        if len(_DRAWN) > 64:
+            _DRAWN.clear()
+        try:
+            _DRAWN[key] = (_draw(schema, n, seed), None)
+        except Timeout:
+            raise
+        except Exception as e:  # noqa: BLE001 - remembered, re-raised for every pair asking
+            _DRAWN[key] = (None, e)
+    drawn, error = _DRAWN[key]
+    if error is not None:
+        raise error
+    return drawn
+
+
+def _draw(schema, n, seed):
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
     from hypothesis_jsonschema import from_schema
@@ -180,10 +218,10 @@ def judge_one(task):
             if v["verdict"] != "compatible":
                 out[d] = {"judgement": "undecided", "note": v.get("reason")}
                 continue
-            found, note = None, None
+            found, note = MISSING, None
             candidates = list(pair.get("tests", [])) + PROBES
             for other_d in DIRECTIONS:
-                if verdicts[other_d].get("witness") is not None:
+                if verdicts[other_d].get("has_witness"):
                     candidates.append(verdicts[other_d]["witness"])
             for x in candidates:
                 try:
@@ -195,7 +233,7 @@ def judge_one(task):
                 except Exception:  # noqa: BLE001
                     continue
             hypothesis_ok = True
-            if found is None and truth != "compatible":
+            if found is MISSING and truth != "compatible":
                 try:
                     for x in hypothesis_examples(accept_schema, examples, seed):
                         if valid(accept, x) and not valid(other, x):
@@ -205,7 +243,7 @@ def judge_one(task):
                     raise
                 except Exception as e:  # noqa: BLE001 - hypothesis-jsonschema rejects some 2020-12 schemas
                     hypothesis_ok, note = False, f"hypothesis-jsonschema: {type(e).__name__}"
-            if found is not None:
+            if found is not MISSING:
                 out[d] = {"judgement": "wrong", "kind": "counterexample", "counterexample": found}
             elif truth == "compatible":
                 out[d] = {"judgement": "right", "note": "by construction"}
@@ -267,7 +305,7 @@ def main():
     asked = time.monotonic()
     tasks = [(p, verdicts[p["id"]], args.examples, args.seed, args.timeout) for p in pairs if p["id"] in verdicts]
     with multiprocessing.Pool(args.jobs) as pool:
-        judged = pool.map(judge_one, tasks, chunksize=4)
+        judged = pool.map(judge_one, tasks, chunksize=10)
     judged_at = time.monotonic()
 
     os.makedirs(args.out, exist_ok=True)

@@ -10,6 +10,7 @@ Judges with python `jsonschema` (Draft202012Validator, format not asserted) and 
 
 import argparse
 import collections
+import hashlib
 import json
 import multiprocessing
 import os
@@ -141,25 +142,69 @@ def valid(v, instance):
 
 
 _DRAWN = {}
+DRAW_DIR = None  # set from --out: drawn instances persist per (schema, n, seed) across runs
+
+
+def draw_key(schema, n, seed):
+    text = json.dumps([schema, n, seed], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def load_draws(directory):
+    if not os.path.isdir(directory):
+        return
+    for name in os.listdir(directory):
+        with open(os.path.join(directory, name), encoding="utf-8") as f:
+            for line in f:
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    continue  # a line cut short by an interrupted run
+                _DRAWN[row["key"]] = (row.get("drawn"), row.get("error"))
 
 
 def hypothesis_examples(schema, n, seed):
     """Up to n instances drawn from `schema`, or raises when hypothesis-jsonschema cannot handle it.
-    Cached per schema in the worker: a test group's schema is the accepting side of ten pairs."""
-    key = json.dumps(schema, sort_keys=True)
+    Cached per schema (a test group's schema is the accepting side of ten pairs), on disk too."""
+    key = draw_key(schema, n, seed)
     if key not in _DRAWN:
-        if len(_DRAWN) > 64:
-            _DRAWN.clear()
         try:
             _DRAWN[key] = (_draw(schema, n, seed), None)
         except Timeout:
             raise
         except Exception as e:  # noqa: BLE001 - remembered, re-raised for every pair asking
-            _DRAWN[key] = (None, e)
+            _DRAWN[key] = (None, type(e).__name__)
+        if DRAW_DIR:
+            os.makedirs(DRAW_DIR, exist_ok=True)
+            with open(os.path.join(DRAW_DIR, f"draws-{os.getpid()}.jsonl"), "a", encoding="utf-8") as f:
+                drawn, error = _DRAWN[key]
+                f.write(json.dumps({"key": key, "drawn": drawn, "error": error}) + "\n")
     drawn, error = _DRAWN[key]
     if error is not None:
-        raise error
+        raise DrawError(error)
     return drawn
+
+
+class DrawError(Exception):
+    pass
+
+
+def draw_task(task):
+    schema, n, seed, seconds = task
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(seconds)
+    try:
+        hypothesis_examples(schema, n, seed)
+    except Exception:  # noqa: BLE001 - only filling the cache
+        pass
+    finally:
+        signal.alarm(0)
+
+
+def init_worker(draw_dir):
+    global DRAW_DIR
+    DRAW_DIR = draw_dir
+    load_draws(draw_dir)
 
 
 def _draw(schema, n, seed):
@@ -241,7 +286,9 @@ def judge_one(task):
                             break
                 except Timeout:
                     raise
-                except Exception as e:  # noqa: BLE001 - hypothesis-jsonschema rejects some 2020-12 schemas
+                except DrawError as e:  # hypothesis-jsonschema rejects some 2020-12 schemas
+                    hypothesis_ok, note = False, f"hypothesis-jsonschema: {e}"
+                except Exception as e:  # noqa: BLE001
                     hypothesis_ok, note = False, f"hypothesis-jsonschema: {type(e).__name__}"
             if found is not MISSING:
                 out[d] = {"judgement": "wrong", "kind": "counterexample", "counterexample": found}
@@ -290,6 +337,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--batch", type=int, default=400, help="pairs per mcp-drift run")
     ap.add_argument("--timeout", type=int, default=20, help="seconds of judging per pair")
+    ap.add_argument("--draw-only", action="store_true",
+                    help="only fill the cache of drawn instances (both sides of every pair), no binary needed")
     ap.add_argument("--out", default=os.path.join(here, "..", "..", "target", "oracle"))
     args = ap.parse_args()
 
@@ -301,10 +350,17 @@ def main():
     if args.limit and args.limit < len(pairs):
         pairs = sorted(random.Random(args.seed).sample(pairs, args.limit), key=lambda p: p["id"])
 
+    draw_dir = os.path.join(args.out, "draws")
+    if args.draw_only:
+        schemas = {draw_key(p[s], args.examples, args.seed): p[s] for p in pairs for s in ("a", "b")}
+        with multiprocessing.Pool(args.jobs, init_worker, (draw_dir,)) as pool:
+            pool.map(draw_task, [(s, args.examples, args.seed, args.timeout) for s in schemas.values()], chunksize=10)
+        print(f"drew for {len(schemas)} schemas in {time.monotonic() - started:.1f} s")
+        return
     verdicts, errors = ask(args.bin, pairs, args.batch)
     asked = time.monotonic()
     tasks = [(p, verdicts[p["id"]], args.examples, args.seed, args.timeout) for p in pairs if p["id"] in verdicts]
-    with multiprocessing.Pool(args.jobs) as pool:
+    with multiprocessing.Pool(args.jobs, init_worker, (draw_dir,)) as pool:
         judged = pool.map(judge_one, tasks, chunksize=10)
     judged_at = time.monotonic()
 
@@ -319,7 +375,7 @@ def main():
                 c = rows[(group, d)]
                 c["pairs"] += 1
                 c[v[d]["verdict"]] += 1
-                c[j[d]["judgement"]] += 1
+                c["j:" + j[d]["judgement"]] += 1
                 if j[d]["judgement"] == "wrong":
                     c["wrong " + v[d]["verdict"]] += 1
                     k = kind_of(pair, d, v[d], j[d])
@@ -355,11 +411,11 @@ def main():
         decided = c["compatible"] + c["incompatible"]
         pct = 100.0 * decided / c["pairs"] if c["pairs"] else 0.0
         print(f"| {group} | {d} | {c['pairs']} | {pct:.1f}% | {c['compatible']} | {c['incompatible']} | "
-              f"{c['undecided']} | {c['wrong compatible']} | {c['wrong incompatible']} | {c['unchecked']} |")
+              f"{c['undecided']} | {c['wrong compatible']} | {c['wrong incompatible']} | {c['j:unchecked']} |")
     decided = total["compatible"] + total["incompatible"]
     print(f"| all | both | {total['pairs']} | {100.0 * decided / max(total['pairs'], 1):.1f}% | "
           f"{total['compatible']} | {total['incompatible']} | {total['undecided']} | {total['wrong compatible']} | "
-          f"{total['wrong incompatible']} | {total['unchecked']} |")
+          f"{total['wrong incompatible']} | {total['j:unchecked']} |")
     print()
     if errors:
         print(f"{len(errors)} pairs refused by mcp-drift (exit code 2), e.g. {next(iter(errors))}: "

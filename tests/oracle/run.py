@@ -192,13 +192,13 @@ class DrawError(Exception):
 def draw_task(task):
     schema, n, seed, seconds = task
     signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
         hypothesis_examples(schema, n, seed)
     except Exception:  # noqa: BLE001 - only filling the cache
         pass
     finally:
-        signal.alarm(0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def init_worker(draw_dir):
@@ -228,7 +228,8 @@ def _draw(schema, n, seed):
 def judge_one(task):
     pair, verdicts, examples, seed, per_pair_seconds = task
     signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(per_pair_seconds)
+    # repeats every second: a Timeout raised inside a gc callback is swallowed by Python
+    signal.setitimer(signal.ITIMER_REAL, per_pair_seconds, 1.0)
     out = {}
     try:
         try:
@@ -302,7 +303,7 @@ def judge_one(task):
         for d in DIRECTIONS:
             out.setdefault(d, {"judgement": "unchecked", "note": "judge timed out"})
     finally:
-        signal.alarm(0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
     return out
 
 
@@ -343,6 +344,8 @@ def main():
     args = ap.parse_args()
 
     started = time.monotonic()
+    # hypothesis keeps a directory of its own (even with database=None): keep it out of the work tree
+    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(args.out, ".hypothesis"))
     pairs = []
     for path in args.pairs:
         with open(path, encoding="utf-8") as f:

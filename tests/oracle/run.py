@@ -143,6 +143,7 @@ def valid(v, instance):
 
 _DRAWN = {}
 DRAW_DIR = None  # set from --out: drawn instances persist per (schema, n, seed) across runs
+CACHED_ONLY = False  # --cached-draws-only: a schema not drawn yet is unchecked, not drawn now
 
 
 def draw_key(schema, n, seed):
@@ -167,6 +168,8 @@ def hypothesis_examples(schema, n, seed):
     """Up to n instances drawn from `schema`, or raises when hypothesis-jsonschema cannot handle it.
     Cached per schema (a test group's schema is the accepting side of ten pairs), on disk too."""
     key = draw_key(schema, n, seed)
+    if key not in _DRAWN and CACHED_ONLY:
+        raise DrawError("not drawn (--cached-draws-only)")
     if key not in _DRAWN:
         try:
             _DRAWN[key] = (_draw(schema, n, seed), None)
@@ -201,9 +204,10 @@ def draw_task(task):
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def init_worker(draw_dir):
-    global DRAW_DIR
+def init_worker(draw_dir, cached_only=False):
+    global DRAW_DIR, CACHED_ONLY
     DRAW_DIR = draw_dir
+    CACHED_ONLY = cached_only
     load_draws(draw_dir)
 
 
@@ -338,6 +342,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--batch", type=int, default=400, help="pairs per mcp-drift run")
     ap.add_argument("--timeout", type=int, default=20, help="seconds of judging per pair")
+    ap.add_argument("--cached-draws-only", action="store_true",
+                    help="use only instances drawn by earlier runs into --out (the rest is unchecked)")
     ap.add_argument("--draw-only", action="store_true",
                     help="only fill the cache of drawn instances (both sides of every pair), no binary needed")
     ap.add_argument("--out", default=os.path.join(here, "..", "..", "target", "oracle"))
@@ -363,8 +369,15 @@ def main():
     verdicts, errors = ask(args.bin, pairs, args.batch)
     asked = time.monotonic()
     tasks = [(p, verdicts[p["id"]], args.examples, args.seed, args.timeout) for p in pairs if p["id"] in verdicts]
-    with multiprocessing.Pool(args.jobs, init_worker, (draw_dir,)) as pool:
-        judged = pool.map(judge_one, tasks, chunksize=10)
+    # Judged in a seeded shuffled order (results kept in pair order), so that a run stopped early has
+    # drawn instances for every source alike; --cached-draws-only then finishes it from the cache.
+    order = list(range(len(tasks)))
+    random.Random(args.seed).shuffle(order)
+    with multiprocessing.Pool(args.jobs, init_worker, (draw_dir, args.cached_draws_only)) as pool:
+        shuffled = pool.map(judge_one, [tasks[i] for i in order], chunksize=10)
+    judged = [None] * len(tasks)
+    for i, j in zip(order, shuffled):
+        judged[i] = j
     judged_at = time.monotonic()
 
     os.makedirs(args.out, exist_ok=True)

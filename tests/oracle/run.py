@@ -322,11 +322,13 @@ def source_group(pair):
 
 
 def kind_of(pair, d, v, j):
-    """A short label for grouping wrong verdicts: what the mutation was and which way the engine erred."""
+    """A short label for grouping wrong verdicts: which way the engine erred and what it reported."""
     mutation = pair["mutation"].split("@", 1)[0]
     if j.get("kind") == "witness-not-confirmed":
-        return f"{d}: break claimed by {v.get('reason')} on {mutation}, witness not confirmed"
-    return f"{d}: called compatible on {mutation}"
+        return f"{d}: break claimed by {v.get('reason')} ({mutation}), witness not confirmed: {j.get('note')}"
+    if v["rules"]:
+        return f"{d}: called compatible, reported only as {', '.join(v['rules'][:2])} ({mutation})"
+    return f"{d}: called compatible, no finding ({mutation})"
 
 
 def main():

@@ -82,10 +82,11 @@ def verdicts_from(doc, names):
         for d in DIRECTIONS:
             mine = [f for f in findings.get(name, []) if str(f.get("rule", "")).startswith(d + "-")]
             rules = sorted({f"{f['rule']}:{f.get('severity')}" for f in mine})
-            refused = [f for f in findings.get(name, []) if f.get("rule") in ("tool-invalid", "tool-unnamed")]
+            refused = [f.get("message", "") for f in findings.get(name, []) if f.get("rule") in ("tool-invalid", "tool-unnamed")]
+            refused += [n for n in doc.get("notes", []) if isinstance(n, str) and f"tool `{name}` was invalid" in n]
             if refused:
                 out[name][d] = {"verdict": "undecided", "witness": None, "has_witness": False, "rules": rules,
-                                "reason": f"tool refused: {refused[0].get('message', '')}", "adapter": True}
+                                "reason": f"tool refused: {refused[0]}", "adapter": True}
                 continue
             if isinstance(compat, dict) and isinstance(compat.get(name), dict):
                 v = compat[name].get(d) or {}

@@ -353,7 +353,12 @@ def main():
     args = ap.parse_args()
 
     started = time.monotonic()
-    # hypothesis keeps a directory of its own (even with database=None): keep it out of the work tree
+    # hypothesis keeps a `.hypothesis` directory of its own (even with database=None), partly in the
+    # working directory: keep it out of the work tree by working in --out.
+    args.bin, args.out = os.path.abspath(args.bin), os.path.abspath(args.out)
+    args.pairs = [os.path.abspath(p) for p in args.pairs]
+    os.makedirs(args.out, exist_ok=True)
+    os.chdir(args.out)
     os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(args.out, ".hypothesis"))
     pairs = []
     for path in args.pairs:
@@ -451,7 +456,7 @@ def main():
     if conflicts:
         print(f"{len(conflicts)} truth conflicts (generator claims compatible, witness confirmed), e.g. {conflicts[0]}")
     print(f"time: asking {asked - started:.1f} s, judging {judged_at - asked:.1f} s; "
-          f"wrong verdicts: {len(wrong)} (max {args.max_wrong}); details in {os.path.relpath(args.out)}/wrong.jsonl")
+          f"wrong verdicts: {len(wrong)} (max {args.max_wrong}); details in {args.out}/wrong.jsonl")
     sys.exit(1 if len(wrong) > args.max_wrong else 0)
 
 

@@ -6,7 +6,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 venv="$root/target/oracle-venv"
-if ! "$venv/bin/python" -c 'import jsonschema, hypothesis, hypothesis_jsonschema' 2>/dev/null; then
+# (importing hypothesis makes a .hypothesis directory in the working directory: check from target/)
+if ! (mkdir -p "$root/target" && cd "$root/target" && "$venv/bin/python" -c 'import jsonschema, hypothesis, hypothesis_jsonschema') 2>/dev/null; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
 fi

@@ -39,6 +39,8 @@ pub struct Analysis {
     /// One-line notices about the run itself that every format prints (for example "the pull request
     /// changes mcp-drift.toml"). Plain text; renderers neutralize it like any other input-derived text.
     pub notes: Vec<String>,
+    /// Per paired tool (its key in `new`), the containment verdict of each direction.
+    pub compatibility: std::collections::BTreeMap<String, compare::decision::Compatibility>,
 }
 
 impl Analysis {
@@ -51,6 +53,7 @@ impl Analysis {
             findings: Vec::new(),
             suppressed: Vec::new(),
             notes: Vec::new(),
+            compatibility: std::collections::BTreeMap::new(),
         }
     }
 
@@ -59,6 +62,9 @@ impl Analysis {
     fn absorb(&mut self, part: Analysis, label: Option<&str>) {
         let shift = self.sources.files.len();
         self.notes.extend(part.notes);
+        for (name, verdicts) in part.compatibility {
+            self.compatibility.insert(label.map_or_else(|| name.clone(), |l| format!("{l}: {name}")), verdicts);
+        }
         self.sources.files.extend(part.sources.files);
         for (side, into) in [(part.old, &mut self.old), (part.new, &mut self.new)] {
             for (name, mut tool) in side.tools {
@@ -269,7 +275,7 @@ fn diff_many(old: &str, new: &str, pairs: Vec<load::SnapshotPair>) -> Result<Ana
 #[must_use]
 pub fn analyze(sources: Sources, mut old: Snapshot, mut new: Snapshot) -> Analysis {
     checks::invalid::hold_back(&mut old, &mut new);
-    let changes = compare::compare(&old, &new);
+    let compare::Comparison { changes, compatibility } = compare::compare_all(&old, &new);
     let mut findings = checks::findings(&changes, &old, &new, &sources);
     checks::variants::soften(&mut findings, &old, &new);
     let (problems, notes) = checks::invalid::problems(&old, &new, &sources);
@@ -277,7 +283,7 @@ pub fn analyze(sources: Sources, mut old: Snapshot, mut new: Snapshot) -> Analys
         findings.extend(problems);
         checks::sort(&mut findings);
     }
-    Analysis { sources, old, new, findings, suppressed: Vec::new(), notes }
+    Analysis { sources, old, new, findings, suppressed: Vec::new(), notes, compatibility }
 }
 
 /// Verifies a snapshot against a lock: the locked contracts are the old side.
@@ -396,7 +402,15 @@ fn lint_loaded(sources: Sources, snapshot: Snapshot, options: lint::Options) -> 
         findings.extend(problems);
         checks::sort(&mut findings);
     }
-    Analysis { sources, old: Snapshot::empty(""), new: snapshot, findings, suppressed: Vec::new(), notes: Vec::new() }
+    Analysis {
+        sources,
+        old: Snapshot::empty(""),
+        new: snapshot,
+        findings,
+        suppressed: Vec::new(),
+        notes: Vec::new(),
+        compatibility: std::collections::BTreeMap::new(),
+    }
 }
 
 /// Compares two snapshots given as text (for tests and embedding).

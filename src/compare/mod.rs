@@ -15,7 +15,7 @@
 //! (fail-closed checks beyond the walk), [`budget`] (bounded work), [`dialect`], `defaults`,
 //! `spelling`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rayon::prelude::*;
 use serde_json::Value;
@@ -23,6 +23,7 @@ use serde_json::Value;
 mod arrays;
 pub mod budget;
 mod conditionals;
+pub mod decision;
 mod defaults;
 pub mod dialect;
 mod objects;
@@ -198,6 +199,20 @@ pub fn hint_is_risky(hint: &str, value: bool) -> bool {
 /// Compares two snapshots.
 #[must_use]
 pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
+    compare_all(old, new).changes
+}
+
+/// What [`compare_all`] found: the typed changes, and per paired tool (by its new name) the
+/// containment verdict of each direction.
+#[derive(Debug, Default)]
+pub struct Comparison {
+    pub changes: Vec<Change>,
+    pub compatibility: BTreeMap<String, decision::Compatibility>,
+}
+
+/// Compares two snapshots, with the containment verdicts.
+#[must_use]
+pub fn compare_all(old: &Snapshot, new: &Snapshot) -> Comparison {
     let removed: Vec<&Tool> = old.tools.values().filter(|t| !new.tools.contains_key(&t.name)).collect();
     let added: Vec<&Tool> = new.tools.values().filter(|t| !old.tools.contains_key(&t.name)).collect();
     // Names, parameters and description words once per tool; each removed tool's likely successor once.
@@ -271,9 +286,14 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
             plan: None,
         });
     }
-    let per_tool: Vec<Vec<Change>> = pairs.par_iter().map(|(o, n)| compare_tool(o, n)).collect();
-    changes.extend(per_tool.into_iter().flatten());
-    changes
+    let per_tool: Vec<(Vec<Change>, decision::Compatibility)> =
+        pairs.par_iter().map(|(o, n)| compare_tool(o, n)).collect();
+    let mut compatibility = BTreeMap::new();
+    for ((_, n), (tool_changes, verdicts)) in pairs.iter().zip(per_tool) {
+        changes.extend(tool_changes);
+        compatibility.insert(n.name.clone(), verdicts);
+    }
+    Comparison { changes, compatibility }
 }
 
 /// Whether a change narrows in the breaking direction of its side (or cannot be decided).

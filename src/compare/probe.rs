@@ -125,11 +125,43 @@ fn side<'v>(
         })
     });
     let Some((i, keyword, schema_path, because)) = found else { return };
-    let base = if input { "/inputSchema" } else { "/outputSchema" };
-    let at = format!("{base}{}", resolvable(sup, &schema_path));
     let candidate = &candidates[i];
-    let from = format!("{base}{}", resolvable(sub, &candidate.from));
-    let witness = Witness { instance: candidate.instance.clone(), rejected_because: because, dropped: false };
+    let rejection = Rejection {
+        instance: candidate.instance.clone(),
+        keyword,
+        schema_path,
+        because,
+        origin: candidate.origin.clone(),
+        from: candidate.from.clone(),
+    };
+    record(tool, changes, side, (sub, sup), rejection);
+}
+
+/// A candidate that the accepting side allows and the other side's validator rejects.
+pub(super) struct Rejection {
+    pub instance: Value,
+    /// The rejecting keyword, as the validator names it.
+    pub keyword: String,
+    /// The validator's location of the rejecting keyword in the rejecting schema.
+    pub schema_path: String,
+    /// The validator's message, with the instance location.
+    pub because: String,
+    /// For people: where the candidate came from.
+    pub origin: String,
+    /// Where in the accepting schema the candidate was drawn from, relative to its root.
+    pub from: String,
+}
+
+/// Records a confirmed rejection: a break the walk found at the rejecting keyword but could not
+/// witness gets the witness and keeps its own rule; otherwise it is a [`ChangeKind::Rejected`] change
+/// that folds in the `*-cannot-decide` changes it explains.
+pub(super) fn record(tool: &str, changes: &mut Vec<Change>, side: Side, (sub, sup): (&Value, &Value), r: Rejection) {
+    let input = side == Side::Input;
+    let base = if input { "/inputSchema" } else { "/outputSchema" };
+    let at = format!("{base}{}", resolvable(sup, &r.schema_path));
+    let from = format!("{base}{}", resolvable(sub, &r.from));
+    let (keyword, origin) = (r.keyword, r.origin);
+    let witness = Witness { instance: r.instance, rejected_because: r.because, dropped: false };
     // A break the walk found at the rejecting keyword but could not witness is proven by this
     // candidate: it keeps its own, more specific rule and gets the witness.
     let unproven = changes.iter_mut().find(|c| match &c.kind {
@@ -162,7 +194,7 @@ fn side<'v>(
     let (old_ptr, new_ptr) = if input { (from, at) } else { (at, from) };
     changes.push(Change {
         tool: tool.to_owned(),
-        kind: ChangeKind::Rejected { side, keyword, origin: candidate.origin.clone(), undecided },
+        kind: ChangeKind::Rejected { side, keyword, origin, undecided },
         old_ptr: Some(old_ptr),
         new_ptr: Some(new_ptr),
         witness: Some(witness),

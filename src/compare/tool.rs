@@ -11,24 +11,26 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::budget::{self, Budget};
+use super::decision::{self, Compatibility};
 use super::tools::{description_words, jaccard, param_names};
 use super::walk::Walker;
 use super::witness::Judge;
 use super::{Change, ChangeKind, HINTS, Side, dialect, probe};
+use crate::decide;
 use crate::load::Tool;
 use crate::schema;
 
 #[allow(clippy::too_many_lines, reason = "the tool-level fields, then the two schema walks, in reading order")]
-pub(super) fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
+pub(super) fn compare_tool(old: &Tool, new: &Tool) -> (Vec<Change>, Compatibility) {
     let tool = new.name.clone();
     let mut out = Vec::new();
     // The common case in large snapshots: the same text, so nothing to parse or compare.
     if old.raw() == new.raw() {
-        return out;
+        return (out, Compatibility::unchanged());
     }
     let (o, n) = (old.value(), new.value());
     if o == n {
-        return out;
+        return (out, Compatibility::unchanged());
     }
     // A name reused for an unrelated contract is one finding, not a list of unrelated edits.
     let (po, pn) = (param_names(old), param_names(new));
@@ -43,7 +45,7 @@ pub(super) fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
             witness: None,
             plan: None,
         });
-        return out;
+        return (out, verdicts_only(o, n));
     }
     let mut push = |kind, old_ptr: Option<String>, new_ptr: Option<String>| {
         out.push(Change { tool: tool.clone(), kind, old_ptr, new_ptr, witness: None, plan: None });
@@ -156,7 +158,34 @@ pub(super) fn compare_tool(old: &Tool, new: &Tool) -> Vec<Change> {
     for (side, budget) in [(Side::Input, &budgets.0), (Side::Output, &budgets.1)] {
         budget::report(&mut out, &tool, side, budget);
     }
-    dedupe(out)
+    // One truth: the decision procedure settles each changed direction and the changes follow it.
+    let mut verdicts = Compatibility::unchanged();
+    if input_changed {
+        verdicts.input = decision::settle(&tool, &mut out, Side::Input, (oi, ni));
+    }
+    match (o.get("outputSchema"), n.get("outputSchema")) {
+        (Some(a), Some(b)) if output_changed => {
+            verdicts.output = decision::settle(&tool, &mut out, Side::Output, (b, a));
+        }
+        // An old consumer without an `outputSchema` validates nothing; one whose schema went away
+        // meets results the schema it holds may reject.
+        (Some(a), None) => verdicts.output = decide::decide(&Value::Bool(true), a, &decide::Limits::default()),
+        _ => {}
+    }
+    (dedupe(out), verdicts)
+}
+
+/// The verdicts of a tool whose contract was replaced (reported as one change, not walked).
+fn verdicts_only(o: &Value, n: &Value) -> Compatibility {
+    let empty = Value::Object(Map::new());
+    let limits = decide::Limits::default();
+    let (oi, ni) = (o.get("inputSchema").unwrap_or(&empty), n.get("inputSchema").unwrap_or(&empty));
+    let output = match (o.get("outputSchema"), n.get("outputSchema")) {
+        (Some(a), Some(b)) => decide::decide(b, a, &limits),
+        (Some(a), None) => decide::decide(&Value::Bool(true), a, &limits),
+        _ => decide::Verdict::Compatible,
+    };
+    Compatibility { input: decide::decide(oi, ni, &limits), output }
 }
 
 /// Turns each change's plan into a confirmed witness, or nothing. Validators are built only for the

@@ -23,6 +23,8 @@ use super::{Block, Cx};
 use crate::schema::{TypeSet, contains_ref, json_eq};
 
 static TRUE: Value = Value::Bool(true);
+/// The schema of every property name.
+static ANY_NAME: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
 
 /// Proves that every instance of the document `sub` is accepted by the document `sup`.
 ///
@@ -537,8 +539,15 @@ impl<'a> Prover<'a> {
                         ));
                     }
                 }
-            } else if a.names.is_empty() || !self.try_incl(&a.names, pn, inst + 1, cx)? {
-                return Err(sup_block("propertyNames", &pn.at, "`sub` allows names this is not shown to accept"));
+            } else {
+                // Every property name is a string: that is the name language of an object without
+                // `propertyNames` (zod 4 spells out `propertyNames: {type: string}` for records).
+                let any_name = ANY_NAME.get_or_init(|| serde_json::json!({"type": "string"}));
+                let names: Vec<S<'a>> =
+                    std::iter::once(S::new(any_name, String::new())).chain(a.names.iter().cloned()).collect();
+                if !self.try_incl(&names, pn, inst + 1, cx)? {
+                    return Err(sup_block("propertyNames", &pn.at, "`sub` allows names this is not shown to accept"));
+                }
             }
         }
         for (k, deps) in &b.dep_required {

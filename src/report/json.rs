@@ -1,10 +1,13 @@
 //! `--format json`: the machine-readable report, version 1. Field order is fixed by the structs below.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::Summary;
 use crate::Analysis;
 use crate::checks::Location;
+use crate::decide::Verdict;
 
 #[derive(Serialize)]
 struct Doc<'a> {
@@ -20,6 +23,47 @@ struct Doc<'a> {
     findings: Vec<JsonFinding<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     suppressed: Vec<Suppressed<'a>>,
+    /// Per paired tool, the pure containment answer of each direction (empty for `lint`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    compatibility: BTreeMap<&'a str, Directions<'a>>,
+}
+
+#[derive(Serialize)]
+struct Directions<'a> {
+    input: JsonVerdict<'a>,
+    output: JsonVerdict<'a>,
+}
+
+/// `compatible`; `incompatible` with a witness the validators confirmed; `undecided` with the keyword
+/// that blocked and why.
+#[derive(Serialize)]
+struct JsonVerdict<'a> {
+    verdict: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    witness: Option<&'a serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    keyword: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+}
+
+fn verdict(v: &Verdict) -> JsonVerdict<'_> {
+    let none = JsonVerdict { verdict: "compatible", witness: None, keyword: None, at: None, reason: None };
+    match v {
+        Verdict::Compatible => none,
+        Verdict::Incompatible { witness, instance_at, because, .. } => JsonVerdict {
+            verdict: "incompatible",
+            witness: Some(witness),
+            at: Some(instance_at),
+            reason: Some(because),
+            ..none
+        },
+        Verdict::Undecided { keyword, at, reason } => {
+            JsonVerdict { verdict: "undecided", keyword: Some(keyword), at: Some(at), reason: Some(reason), ..none }
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -134,6 +178,11 @@ pub fn render(analysis: &Analysis) -> String {
                 fingerprint: &f.fingerprint,
                 reason,
             })
+            .collect(),
+        compatibility: analysis
+            .compatibility
+            .iter()
+            .map(|(tool, c)| (tool.as_str(), Directions { input: verdict(&c.input), output: verdict(&c.output) }))
             .collect(),
     };
     let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();

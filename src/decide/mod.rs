@@ -19,18 +19,29 @@
 //!    duals (`type`, `enum`/`const`), `if`/`then`/`else` by cases.
 //! 4. Otherwise `Undecided`, naming the keyword that blocked, its pointer and why.
 //!
-//! Decided exactly (a proof or a witness whenever one exists, up to the limits): finite `sub`
-//! domains; `type`; numbers with `minimum`/`maximum`/exclusive bounds, `multipleOf` between integers;
-//! string lengths; identical `pattern`s (others through `schema::pattern`); arrays with
-//! `prefixItems`/`items`/`minItems`/`maxItems`/`uniqueItems`; objects with `properties`,
-//! `additionalProperties`, `required`, `minProperties`/`maxProperties`, `dependentRequired`, and
-//! `propertyNames` over a closed set of names; `anyOf`, `allOf`, `$ref`. Decided soundly but not
-//! completely (may stay undecided): `oneOf` on the `sup` side (only when its branches are provably
-//! disjoint), `not` beyond its duals, `if`/`then`/`else`, `dependentSchemas`, `contains`,
-//! `patternProperties` and `propertyNames` over open names, `multipleOf` with fractions, numbers
-//! beyond 2^53. Undecided unless `sub` carries the identical keyword (and, for
-//! `unevaluatedProperties`/`unevaluatedItems`, the identical enclosing subschema): annotation-dependent
-//! keywords, unknown keywords, `$dynamicRef` whose target depends on the evaluation path, remote refs.
+//! What is decided, and how completely:
+//! - **Exact** (the answer is always `Compatible` or a confirmed witness, within the limits): a `sub`
+//!   whose root normal form is finite (`const`, `enum`, `false`, only `null`/`boolean`).
+//! - **Complete proofs** (a true inclusion is proven) for conjunctions and `anyOf`/`allOf`/`$ref`
+//!   combinations of: `type`; `minimum`/`maximum`/exclusive bounds (integers up to 2^53 exactly);
+//!   `multipleOf` between integers; `minLength`/`maxLength`; identical `pattern`s (others as far as
+//!   `schema::pattern` decides inclusion); `prefixItems`/`items`/`minItems`/`maxItems`/`uniqueItems`;
+//!   `properties`/`additionalProperties`/`required`/`minProperties`/`maxProperties`;
+//!   `dependentRequired` (by closure); `propertyNames` when `sub` closes its names; nested finite
+//!   values (checked one by one); `not` of `type`, `enum`/`const`, `not`, one bound, one length or
+//!   count, one required name; identical (reference-free) subschemas anywhere.
+//! - **Sound but incomplete** (may stay undecided although included): `oneOf` on the `sup` side
+//!   (a union only when its branches are provably disjoint: by type, by values, or by a required
+//!   property with disjoint `const`/`enum`), other `not`s, `if`/`then`/`else`, `dependentSchemas`,
+//!   `contains`, `patternProperties` with different patterns, `propertyNames` over open names,
+//!   fractional `multipleOf`, numbers past 2^53.
+//! - **Undecided unless `sub` carries the identical keyword** (and, for `unevaluatedProperties`/
+//!   `unevaluatedItems`, the identical enclosing subschema): annotation-dependent and unknown keywords;
+//!   also `$dynamicRef` whose target depends on the evaluation path, remote references, and documents
+//!   the validator does not compile.
+//! - **Refutations are heuristic but never wrong**: a non-inclusion is `Incompatible` only when one
+//!   of the bounded candidates is confirmed by both validators; otherwise the proof's blocking keyword
+//!   is reported as `Undecided`.
 //!
 //! Promises: never panics, and every loop is bounded by [`Limits`] (steps, disjuncts, depth, bytes of
 //! a candidate instance); a limit hit is `Undecided` with the limit named. Validation is only run on
@@ -183,8 +194,9 @@ const MAX_VISITS: u64 = 200_000;
 impl<'s> Judge<'s> {
     fn new(sub_doc: &'s Value, sup_doc: &'s Value) -> Result<Judge<'s>, Block> {
         let compile = |doc: &Value, which: &str| {
-            build(doc).ok_or_else(|| {
-                Block::new("$schema", "", format!("`{which}` is not a valid draft 2020-12 schema for the validator"))
+            jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(doc).map_err(|e| {
+                let why: String = e.to_string().chars().take(200).collect();
+                Block::new("$schema", "", format!("the validator does not compile `{which}` as draft 2020-12: {why}"))
             })
         };
         Ok(Judge {

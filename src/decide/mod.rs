@@ -184,12 +184,16 @@ pub struct Judge<'s> {
     /// Candidates tried so far, and what was refused for size.
     pub tried: usize,
     pub too_large: bool,
+    /// Schema/instance visits left for all validations of this decision.
+    fuel: u64,
 }
 
 /// Candidates validated in one decision.
 pub const MAX_CANDIDATES: usize = 4_096;
 /// Schema/instance visits one validation may take (the validator has no budget of its own).
 const MAX_VISITS: u64 = 200_000;
+/// Visits all validations of one decision may take together.
+const TOTAL_VISITS: u64 = 4_000_000;
 
 impl<'s> Judge<'s> {
     fn new(sub_doc: &'s Value, sup_doc: &'s Value) -> Result<Judge<'s>, Block> {
@@ -206,6 +210,7 @@ impl<'s> Judge<'s> {
             sup: compile(sup_doc, "sup")?,
             tried: 0,
             too_large: false,
+            fuel: TOTAL_VISITS,
         })
     }
 
@@ -215,8 +220,7 @@ impl<'s> Judge<'s> {
             return None;
         }
         self.tried += 1;
-        if !affordable(self.sub_doc, self.sup_doc, instance, limits) {
-            self.too_large = true;
+        if !self.afford(instance, limits) {
             return None;
         }
         if !self.sub.is_valid(instance) {
@@ -234,8 +238,7 @@ impl<'s> Judge<'s> {
     /// Whether both validators accept (`Some(true)`), `sub` accepts and `sup` rejects (`Some(false)`);
     /// `None` when `sub` rejects or validation is not affordable.
     pub fn both(&mut self, instance: &Value, limits: &Limits) -> Option<bool> {
-        if !affordable(self.sub_doc, self.sup_doc, instance, limits) {
-            self.too_large = true;
+        if !self.afford(instance, limits) {
             return None;
         }
         if !self.sub.is_valid(instance) {
@@ -245,13 +248,32 @@ impl<'s> Judge<'s> {
     }
 }
 
+impl Judge<'_> {
+    /// Whether `instance` may be validated: affordable alone, and within what is left of the total.
+    fn afford(&mut self, instance: &Value, limits: &Limits) -> bool {
+        let before = self.fuel.min(MAX_VISITS);
+        let mut fuel = before;
+        let ok = bytes_ok(instance, limits)
+            && visits(self.sub_doc, self.sub_doc, instance, 0, &mut fuel)
+            && visits(self.sup_doc, self.sup_doc, instance, 0, &mut fuel);
+        self.fuel -= before - fuel;
+        if !ok {
+            self.too_large = true;
+        }
+        ok
+    }
+}
+
+fn bytes_ok(instance: &Value, limits: &Limits) -> bool {
+    serde_json::to_vec(instance).is_ok_and(|b| b.len() as u64 <= limits.instance_bytes)
+}
+
 /// Whether validating `instance` against both documents is bounded: its serialized size is within
 /// `instance_bytes`, and the schema/instance visits the validator makes (counted without memoization,
 /// as the validator works, so a `$ref` diamond counts every path) stay under [`MAX_VISITS`].
 #[must_use]
 pub fn affordable(sub: &Value, sup: &Value, instance: &Value, limits: &Limits) -> bool {
-    let Ok(bytes) = serde_json::to_vec(instance) else { return false };
-    if bytes.len() as u64 > limits.instance_bytes {
+    if !bytes_ok(instance, limits) {
         return false;
     }
     let mut fuel = MAX_VISITS;

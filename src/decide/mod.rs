@@ -55,6 +55,7 @@
 #![allow(clippy::similar_names, reason = "`sub`/`sup` pairs are the subject of this module")]
 #![allow(clippy::cast_precision_loss, reason = "lengths and counts compared against JSON numbers are far below 2^53")]
 
+pub mod eval;
 pub mod finite;
 pub mod generate;
 pub mod include;

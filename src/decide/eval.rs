@@ -301,7 +301,8 @@ fn disjoint_branches<'a>(root: &'a Value, base: &S<'a>, branches: &'a [Value], c
         .enumerate()
         .map(|(i, b)| dnf(root, &[S::new(b, format!("{}/{i}", base.at))], Side::Sup, cx))
         .collect::<Result<_, _>>()?;
-    let mut p = Prover { sub_root: root, sup_root: root, stack: HashMap::new(), proven: HashSet::new(), frames: 0 };
+    let mut p =
+        Prover { sub_root: root, sup_root: root, stack: HashMap::new(), proven: HashSet::new(), frames: 0, assumed: 0 };
     for (i, fi) in forms.iter().enumerate() {
         for fj in &forms[i + 1..] {
             for a in fi {

@@ -29,7 +29,8 @@ static TRUE: Value = Value::Bool(true);
 /// # Errors
 /// The [`Block`] that stopped the proof.
 pub fn prove(sub: &Value, sup: &Value, cx: &mut Cx) -> Result<(), Block> {
-    let mut p = Prover { sub_root: sub, sup_root: sup, stack: HashMap::new(), proven: HashSet::new(), frames: 0 };
+    let mut p =
+        Prover { sub_root: sub, sup_root: sup, stack: HashMap::new(), proven: HashSet::new(), frames: 0, assumed: 0 };
     p.incl(&[S::new(sub, String::new())], &S::new(sup, String::new()), 0, cx)
 }
 
@@ -41,6 +42,8 @@ pub(super) struct Prover<'a> {
     pub(super) proven: HashSet<String>,
     /// Nested `incl` calls (same-level steps such as a `$ref` chain on the `sup` side included).
     pub(super) frames: usize,
+    /// Times a pair on the stack was assumed to hold.
+    pub(super) assumed: usize,
 }
 
 fn same(a: &Value, b: &Value) -> bool {
@@ -84,6 +87,7 @@ impl<'a> Prover<'a> {
         }
         if let Some(&d) = self.stack.get(&key) {
             if d < inst {
+                self.assumed += 1;
                 return Ok(());
             }
             return Err(sup_block("$ref", &sup.at, "the same subschemas recur without a step into the instance"));
@@ -97,10 +101,13 @@ impl<'a> Prover<'a> {
         }
         self.stack.insert(key.clone(), inst);
         self.frames += 1;
+        let assumed = self.assumed;
         let r = self.structural(sub, sup, inst, cx);
         self.frames -= 1;
         self.stack.remove(&key);
-        if r.is_ok() {
+        // Only a result that rested on no assumption is kept: one proven while assuming a pair that
+        // later fails (inside an `anyOf` branch tried and dropped) would otherwise be reused.
+        if r.is_ok() && self.assumed == assumed {
             self.proven.insert(key);
         }
         r

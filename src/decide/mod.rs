@@ -19,18 +19,29 @@
 //!    duals (`type`, `enum`/`const`), `if`/`then`/`else` by cases.
 //! 4. Otherwise `Undecided`, naming the keyword that blocked, its pointer and why.
 //!
-//! Decided exactly (a proof or a witness whenever one exists, up to the limits): finite `sub`
-//! domains; `type`; numbers with `minimum`/`maximum`/exclusive bounds, `multipleOf` between integers;
-//! string lengths; identical `pattern`s (others through `schema::pattern`); arrays with
-//! `prefixItems`/`items`/`minItems`/`maxItems`/`uniqueItems`; objects with `properties`,
-//! `additionalProperties`, `required`, `minProperties`/`maxProperties`, `dependentRequired`, and
-//! `propertyNames` over a closed set of names; `anyOf`, `allOf`, `$ref`. Decided soundly but not
-//! completely (may stay undecided): `oneOf` on the `sup` side (only when its branches are provably
-//! disjoint), `not` beyond its duals, `if`/`then`/`else`, `dependentSchemas`, `contains`,
-//! `patternProperties` and `propertyNames` over open names, `multipleOf` with fractions, numbers
-//! beyond 2^53. Undecided unless `sub` carries the identical keyword (and, for
-//! `unevaluatedProperties`/`unevaluatedItems`, the identical enclosing subschema): annotation-dependent
-//! keywords, unknown keywords, `$dynamicRef` whose target depends on the evaluation path, remote refs.
+//! What is decided, and how completely:
+//! - **Exact** (the answer is always `Compatible` or a confirmed witness, within the limits): a `sub`
+//!   whose root normal form is finite (`const`, `enum`, `false`, only `null`/`boolean`).
+//! - **Complete proofs** (a true inclusion is proven) for conjunctions and `anyOf`/`allOf`/`$ref`
+//!   combinations of: `type`; `minimum`/`maximum`/exclusive bounds (integers up to 2^53 exactly);
+//!   `multipleOf` between integers; `minLength`/`maxLength`; identical `pattern`s (others as far as
+//!   `schema::pattern` decides inclusion); `prefixItems`/`items`/`minItems`/`maxItems`/`uniqueItems`;
+//!   `properties`/`additionalProperties`/`required`/`minProperties`/`maxProperties`;
+//!   `dependentRequired` (by closure); `propertyNames` when `sub` closes its names; nested finite
+//!   values (checked one by one); `not` of `type`, `enum`/`const`, `not`, one bound, one length or
+//!   count, one required name; identical (reference-free) subschemas anywhere.
+//! - **Sound but incomplete** (may stay undecided although included): `oneOf` on the `sup` side
+//!   (a union only when its branches are provably disjoint: by type, by values, or by a required
+//!   property with disjoint `const`/`enum`), other `not`s, `if`/`then`/`else`, `dependentSchemas`,
+//!   `contains`, `patternProperties` with different patterns, `propertyNames` over open names,
+//!   fractional `multipleOf`, numbers past 2^53.
+//! - **Undecided unless `sub` carries the identical keyword** (and, for `unevaluatedProperties`/
+//!   `unevaluatedItems`, the identical enclosing subschema): annotation-dependent and unknown keywords;
+//!   also `$dynamicRef` whose target depends on the evaluation path, remote references, and documents
+//!   the validator does not compile.
+//! - **Refutations are heuristic but never wrong**: a non-inclusion is `Incompatible` only when one
+//!   of the bounded candidates is confirmed by both validators; otherwise the proof's blocking keyword
+//!   is reported as `Undecided`.
 //!
 //! Promises: never panics, and every loop is bounded by [`Limits`] (steps, disjuncts, depth, bytes of
 //! a candidate instance); a limit hit is `Undecided` with the limit named. Validation is only run on
@@ -44,6 +55,7 @@
 #![allow(clippy::similar_names, reason = "`sub`/`sup` pairs are the subject of this module")]
 #![allow(clippy::cast_precision_loss, reason = "lengths and counts compared against JSON numbers are far below 2^53")]
 
+pub mod eval;
 pub mod finite;
 pub mod generate;
 pub mod include;
@@ -173,18 +185,23 @@ pub struct Judge<'s> {
     /// Candidates tried so far, and what was refused for size.
     pub tried: usize,
     pub too_large: bool,
+    /// Schema/instance visits left for all validations of this decision.
+    fuel: u64,
 }
 
 /// Candidates validated in one decision.
 pub const MAX_CANDIDATES: usize = 4_096;
 /// Schema/instance visits one validation may take (the validator has no budget of its own).
 const MAX_VISITS: u64 = 200_000;
+/// Visits all validations of one decision may take together.
+const TOTAL_VISITS: u64 = 4_000_000;
 
 impl<'s> Judge<'s> {
     fn new(sub_doc: &'s Value, sup_doc: &'s Value) -> Result<Judge<'s>, Block> {
         let compile = |doc: &Value, which: &str| {
-            build(doc).ok_or_else(|| {
-                Block::new("$schema", "", format!("`{which}` is not a valid draft 2020-12 schema for the validator"))
+            jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(doc).map_err(|e| {
+                let why: String = e.to_string().chars().take(200).collect();
+                Block::new("$schema", "", format!("the validator does not compile `{which}` as draft 2020-12: {why}"))
             })
         };
         Ok(Judge {
@@ -194,6 +211,7 @@ impl<'s> Judge<'s> {
             sup: compile(sup_doc, "sup")?,
             tried: 0,
             too_large: false,
+            fuel: TOTAL_VISITS,
         })
     }
 
@@ -203,8 +221,7 @@ impl<'s> Judge<'s> {
             return None;
         }
         self.tried += 1;
-        if !affordable(self.sub_doc, self.sup_doc, instance, limits) {
-            self.too_large = true;
+        if !self.afford(instance, limits) {
             return None;
         }
         if !self.sub.is_valid(instance) {
@@ -222,8 +239,7 @@ impl<'s> Judge<'s> {
     /// Whether both validators accept (`Some(true)`), `sub` accepts and `sup` rejects (`Some(false)`);
     /// `None` when `sub` rejects or validation is not affordable.
     pub fn both(&mut self, instance: &Value, limits: &Limits) -> Option<bool> {
-        if !affordable(self.sub_doc, self.sup_doc, instance, limits) {
-            self.too_large = true;
+        if !self.afford(instance, limits) {
             return None;
         }
         if !self.sub.is_valid(instance) {
@@ -233,13 +249,32 @@ impl<'s> Judge<'s> {
     }
 }
 
+impl Judge<'_> {
+    /// Whether `instance` may be validated: affordable alone, and within what is left of the total.
+    fn afford(&mut self, instance: &Value, limits: &Limits) -> bool {
+        let before = self.fuel.min(MAX_VISITS);
+        let mut fuel = before;
+        let ok = bytes_ok(instance, limits)
+            && visits(self.sub_doc, self.sub_doc, instance, 0, &mut fuel)
+            && visits(self.sup_doc, self.sup_doc, instance, 0, &mut fuel);
+        self.fuel -= before - fuel;
+        if !ok {
+            self.too_large = true;
+        }
+        ok
+    }
+}
+
+fn bytes_ok(instance: &Value, limits: &Limits) -> bool {
+    serde_json::to_vec(instance).is_ok_and(|b| b.len() as u64 <= limits.instance_bytes)
+}
+
 /// Whether validating `instance` against both documents is bounded: its serialized size is within
 /// `instance_bytes`, and the schema/instance visits the validator makes (counted without memoization,
 /// as the validator works, so a `$ref` diamond counts every path) stay under [`MAX_VISITS`].
 #[must_use]
 pub fn affordable(sub: &Value, sup: &Value, instance: &Value, limits: &Limits) -> bool {
-    let Ok(bytes) = serde_json::to_vec(instance) else { return false };
-    if bytes.len() as u64 > limits.instance_bytes {
+    if !bytes_ok(instance, limits) {
         return false;
     }
     let mut fuel = MAX_VISITS;

@@ -304,7 +304,7 @@ fn add<'a>(
     for k in ["anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = m.get(k) else { continue };
         let base = node.child(&m[k], k);
-        if k == "oneOf" && side == Side::Sup && !super::include::pairwise_disjoint(root, &base, branches, cx)? {
+        if k == "oneOf" && side == Side::Sup && !super::eval::pairwise_disjoint(root, &base, branches, cx)? {
             for c in &mut acc {
                 c.opaque.push(Opaque { keyword: k.to_owned(), value: &m[k], holder: node.clone() });
             }

@@ -13,6 +13,8 @@
 //!   policy (a removed or renamed property that old calls still send, a default, a format) stay;
 //! - **undecided**: if nothing on that side already says "cannot decide" or proves a break, a
 //!   `*-cannot-decide` change names the keyword and the reason: what cannot be proven is never silent.
+//!   A decision stopped by one of its own limits (steps, disjuncts, depth) adds no change: the walk's
+//!   budget report speaks for the walk, and the JSON verdict names the limit.
 //!
 //! Promises: a verdict of `incompatible` always carries a witness the `jsonschema` validators
 //! confirmed (the decision's, or a change's); the work is bounded by [`crate::decide::Limits`].
@@ -41,7 +43,7 @@ impl Compatibility {
 
 /// Decides one direction (`sub` accepts, `sup` is asked to reject) and reconciles `changes` with it.
 pub(super) fn settle(tool: &str, changes: &mut Vec<Change>, side: Side, (sub, sup): (&Value, &Value)) -> Verdict {
-    let mut verdict = decide::decide(sub, sup, &Limits::default());
+    let mut verdict = decide_only(side, (sub, sup));
     // A break a change proves with a validator-confirmed witness is the answer, whatever the
     // decision said (both are confirmed by the same validators, so they can only disagree on which
     // witness is shown).
@@ -91,9 +93,12 @@ pub(super) fn settle(tool: &str, changes: &mut Vec<Change>, side: Side, (sub, su
                 } => *s == side,
                 ChangeKind::DialectChanged { .. } => true,
                 _ => false,
-            });
-            if !said {
-                let reason = in_words(reason, side);
+            }) || explained(changes, side, &format!("{base}{}", pointer_part(at)));
+            // A decision stopped by its own limits (huge unions, long searches) adds nothing to what
+            // the walk, with its own budget and report, already said; the JSON verdict names the limit.
+            let limited = reason.contains("(limit `");
+            if !said && !limited {
+                let reason = reason.clone();
                 let ptr = Some(format!("{base}{}", pointer_part(at)));
                 changes.push(Change {
                     tool: tool.to_owned(),
@@ -131,6 +136,25 @@ fn in_words(reason: &str, side: Side) -> String {
     let (sub, sup) =
         if side == Side::Input { ("the old schema", "the new schema") } else { ("the new schema", "the old schema") };
     reason.replace("`sub`", sub).replace("`sup`", sup)
+}
+
+/// The decision alone, its reason in words of old and new.
+pub(super) fn decide_only(side: Side, (sub, sup): (&Value, &Value)) -> Verdict {
+    // The validator compiles long reference chains in quadratic time (20,000 hops: seconds); like the
+    // probe, the decision does not start on them.
+    if probe::expansion(sub).is_none() || probe::expansion(sup).is_none() {
+        return Verdict::Undecided {
+            keyword: "$ref".to_owned(),
+            at: String::new(),
+            reason: "a `$ref` chain or nesting deeper than 256 levels is not decided (validating it would cost quadratic time)".to_owned(),
+        };
+    }
+    match decide::decide(sub, sup, &Limits::default()) {
+        Verdict::Undecided { keyword, at, reason } => {
+            Verdict::Undecided { keyword, at, reason: in_words(&reason, side) }
+        }
+        v => v,
+    }
 }
 
 fn on_side(c: &Change, side: Side) -> bool {

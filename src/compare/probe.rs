@@ -208,7 +208,7 @@ pub(super) fn record(tool: &str, changes: &mut Vec<Change>, side: Side, (sub, su
 /// references: the validator compiles long reference chains in quadratic time. (What one validation
 /// costs is bounded per candidate by [`Judge::affordable`]: a `$ref` diamond that a candidate never
 /// reaches, such as an unused optional property, does not stop the probe.)
-fn expansion(root: &Value) -> Option<u64> {
+pub(super) fn expansion(root: &Value) -> Option<u64> {
     let mut memo = HashMap::new();
     let mut open = HashSet::new();
     expanded(root, root, 0, &mut memo, &mut open)

@@ -169,7 +169,7 @@ pub(super) fn compare_tool(old: &Tool, new: &Tool) -> (Vec<Change>, Compatibilit
         }
         // An old consumer without an `outputSchema` validates nothing; one whose schema went away
         // meets results the schema it holds may reject.
-        (Some(a), None) => verdicts.output = decide::decide(&Value::Bool(true), a, &decide::Limits::default()),
+        (Some(a), None) => verdicts.output = decision::decide_only(Side::Output, (&Value::Bool(true), a)),
         _ => {}
     }
     (dedupe(out), verdicts)
@@ -178,14 +178,13 @@ pub(super) fn compare_tool(old: &Tool, new: &Tool) -> (Vec<Change>, Compatibilit
 /// The verdicts of a tool whose contract was replaced (reported as one change, not walked).
 fn verdicts_only(o: &Value, n: &Value) -> Compatibility {
     let empty = Value::Object(Map::new());
-    let limits = decide::Limits::default();
     let (oi, ni) = (o.get("inputSchema").unwrap_or(&empty), n.get("inputSchema").unwrap_or(&empty));
     let output = match (o.get("outputSchema"), n.get("outputSchema")) {
-        (Some(a), Some(b)) => decide::decide(b, a, &limits),
-        (Some(a), None) => decide::decide(&Value::Bool(true), a, &limits),
+        (Some(a), Some(b)) => decision::decide_only(Side::Output, (b, a)),
+        (Some(a), None) => decision::decide_only(Side::Output, (&Value::Bool(true), a)),
         _ => decide::Verdict::Compatible,
     };
-    Compatibility { input: decide::decide(oi, ni, &limits), output }
+    Compatibility { input: decision::decide_only(Side::Input, (oi, ni)), output }
 }
 
 /// Turns each change's plan into a confirmed witness, or nothing. Validators are built only for the

@@ -89,6 +89,12 @@ fn first_of(root: &Value, c: &Conj<'_>, cx: &mut Cx, depth: usize) -> Option<Val
 /// An instance of `c` of type `t` (best effort: the validator judges it).
 fn typed(root: &Value, c: &Conj<'_>, t: TypeSet, cx: &mut Cx, depth: usize) -> Option<Value> {
     let ok = |v: &Value| !c.excluded.iter().any(|x| json_eq(x, v));
+    // Bounded building: every value costs its bytes (a string its minimum length), so nested
+    // `minItems` of long strings stop at the limit instead of building gigabytes.
+    let cost = if t == TypeSet::STRING { c.min_len.max(2) } else { 8 };
+    if !cx.build(cost) {
+        return None;
+    }
     match t {
         TypeSet::NULL => Some(Value::Null).filter(ok),
         TypeSet::BOOLEAN => [Value::Bool(true), Value::Bool(false)].into_iter().find(ok),
@@ -117,7 +123,15 @@ fn typed(root: &Value, c: &Conj<'_>, t: TypeSet, cx: &mut Cx, depth: usize) -> O
         }
         TypeSet::STRING => {
             let yes: Vec<&str> = c.patterns.iter().map(|(p, _)| *p).collect();
-            let s = match crate::schema::pattern::find(&yes, &[], c.min_len, c.max_len) {
+            let found = if yes.is_empty() {
+                // No pattern: the shortest string is `min_len` letters.
+                usize::try_from(c.min_len)
+                    .map(|n| Some("a".repeat(n)))
+                    .map_err(|_| crate::schema::pattern::Unsupported::TooLarge)
+            } else {
+                crate::schema::pattern::find(&yes, &[], c.min_len, c.max_len)
+            };
+            let s = match found {
                 Ok(Some(s)) => s,
                 Ok(None) => return None,
                 Err(_) => "a".repeat(usize::try_from(c.min_len.min(4_096)).ok()?),
@@ -256,15 +270,17 @@ impl<'a> Walk<'a, '_, '_> {
             }
         }
         // Children: every name either side declares, and the first positions of arrays.
+        // The names `sup` constrains come first (a name only `sup` declares is where an old value of
+        // any type meets a new constraint), then the rest, each once, at most 256.
         let mut names: Vec<&str> = Vec::new();
         let mut k = 0;
-        for c in a.iter().chain(&b).take(2 * PER_LOCATION) {
+        for c in b.iter().take(PER_LOCATION).chain(a.iter().take(PER_LOCATION)) {
             names.extend(c.objs.iter().flat_map(|o| o.props.iter().map(|(n, _)| *n)));
             names.extend(c.required.iter().copied());
             k = k.max(c.tuples.iter().map(|(p, _)| p.len()).max().unwrap_or(0));
         }
-        names.sort_unstable();
-        names.dedup();
+        let mut seen = std::collections::HashSet::new();
+        names.retain(|n| seen.insert(*n));
         for n in names.into_iter().take(256) {
             let (mut sn, mut bn) = (Vec::new(), Vec::new());
             for ac in a.iter().take(PER_LOCATION) {
@@ -326,7 +342,7 @@ fn violations(
         lens.extend(b.max_len.map(|m| m + 1));
         lens.extend(b.min_len.checked_sub(1));
         for n in lens {
-            if n <= 1 << 16 && a.max_len.is_none_or(|m| n <= m) && n >= a.min_len {
+            if n <= 1 << 16 && a.max_len.is_none_or(|m| n <= m) && n >= a.min_len && cx.build(n) {
                 out.push(Value::String("a".repeat(usize::try_from(n).unwrap_or(0))));
             }
         }
@@ -426,7 +442,10 @@ fn violations(
             }
             out.push(Value::Object(o));
         }
-        for (k, deps) in &b.dep_required {
+        // A few entries suffice for a witness; each one builds an object of its closure.
+        for (k, deps) in
+            b.dep_required.iter().take(if a.dep_required.len() > super::include::MAX_DEPENDENCIES { 0 } else { 16 })
+        {
             let present = super::include::closure(a, k);
             if let Some(missing) = deps.iter().find(|d| !present.contains(d)) {
                 let mut o = base.clone();

@@ -23,6 +23,8 @@ use super::{Block, Cx};
 use crate::schema::{TypeSet, contains_ref, json_eq};
 
 static TRUE: Value = Value::Bool(true);
+/// `dependentRequired` entries compared per object (each entry's closure is linear in them).
+pub const MAX_DEPENDENCIES: usize = 512;
 /// The schema of every property name.
 static ANY_NAME: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
 
@@ -557,6 +559,15 @@ impl<'a> Prover<'a> {
                 }
             }
         }
+        if a.dep_required.len().max(b.dep_required.len()) > MAX_DEPENDENCIES {
+            return Err(sup_block(
+                "dependentRequired",
+                at,
+                &format!(
+                    "more than {MAX_DEPENDENCIES} `dependentRequired` entries are not compared (limit `dependencies`)"
+                ),
+            ));
+        }
         for (k, deps) in &b.dep_required {
             let present = closure(a, k);
             let ok = impossible(k, &allowed)
@@ -631,19 +642,16 @@ fn pure<'a>(s: &S<'a>, root: &'a Value) -> Option<Pure<'a>> {
 /// `dependentRequired` closure.
 #[must_use]
 pub fn closure<'a>(a: &Conj<'a>, k: &'a str) -> Vec<&'a str> {
-    let mut out: Vec<&'a str> = vec![k];
-    out.extend(a.required.iter().copied());
-    let mut grew = true;
-    while grew {
-        grew = false;
-        for (key, deps) in &a.dep_required {
-            if out.contains(key) {
-                for d in deps {
-                    if !out.contains(d) {
-                        out.push(d);
-                        grew = true;
-                    }
-                }
+    let index: std::collections::HashMap<&str, &Vec<&'a str>> =
+        a.dep_required.iter().map(|(key, d)| (*key, d)).collect();
+    let mut seen: std::collections::HashSet<&'a str> = std::collections::HashSet::new();
+    let mut out: Vec<&'a str> = Vec::new();
+    let mut work: Vec<&'a str> = std::iter::once(k).chain(a.required.iter().copied()).collect();
+    while let Some(n) = work.pop() {
+        if seen.insert(n) {
+            out.push(n);
+            if let Some(deps) = index.get(n) {
+                work.extend(deps.iter().copied());
             }
         }
     }

@@ -124,7 +124,13 @@ pub struct Cx {
     /// Normal forms being built inside another one (a `oneOf` checked for disjointness).
     pub nest: usize,
     patterns: HashMap<String, Option<jsonschema::Validator>>,
+    /// Bytes of candidate instances built so far (see [`Cx::build`]).
+    built: u64,
 }
+
+/// Candidate bytes one decision may build, in multiples of `instance_bytes`: a schema whose minimal
+/// instance is huge (`minItems` of `minItems` of `minLength`) gets no more candidates once it is spent.
+const BUILT_PER_DECISION: u64 = 4;
 
 /// Patterns longer than this are not compiled for matching (cannot decide).
 const MAX_PATTERN: usize = 4_096;
@@ -134,7 +140,15 @@ const MAX_PATTERNS: usize = 256;
 impl Cx {
     #[must_use]
     pub fn new(limits: &Limits) -> Cx {
-        Cx { limits: limits.clone(), steps: 0, nest: 0, patterns: HashMap::new() }
+        Cx { limits: limits.clone(), steps: 0, nest: 0, patterns: HashMap::new(), built: 0 }
+    }
+
+    /// Spends `bytes` of candidate instance about to be built; `false` (build nothing) once one
+    /// value would exceed `instance_bytes` or the decision's total is spent.
+    pub fn build(&mut self, bytes: u64) -> bool {
+        self.built = self.built.saturating_add(bytes);
+        bytes <= self.limits.instance_bytes
+            && self.built <= self.limits.instance_bytes.saturating_mul(BUILT_PER_DECISION)
     }
 
     /// Spends one step.

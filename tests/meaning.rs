@@ -119,20 +119,29 @@ fn real_edits_held_out_figures_do_not_regress() {
 /// sentry-mcp's `toolDefinitions.json`), labelled blind after the classifier was frozen.
 const INDEPENDENT_FLOOR: (f64, f64, f64) = (0.86, 0.77, 0.43);
 
-#[test]
-fn independent_repositories_figures_do_not_regress() {
-    let edits = load("independent.json");
+/// Scores a held-out set and fails when it falls below its floor.
+fn held_out_floor(name: &str, label: &str, (precision, recall, noise): (f64, f64, f64)) -> Vec<Value> {
+    let edits = load(name);
     let mut score = Score::default();
     for e in &edits {
         let verdict = mcp_drift::meaning::classify(e["old"].as_str().unwrap(), e["new"].as_str().unwrap());
         score.add(verdict.meaning, e["meaning"].as_bool().unwrap());
     }
-    println!("{}", score.line("independent (github-mcp-server, sentry-mcp; never tuned on)"));
-    let (precision, recall, noise) = INDEPENDENT_FLOOR;
+    println!("{}", score.line(label));
     assert!(
         score.precision() >= precision && score.recall() >= recall && score.noise() <= noise,
-        "independent figures regressed: {}",
-        score.line("independent")
+        "{name}: figures regressed: {}",
+        score.line(label)
+    );
+    edits
+}
+
+#[test]
+fn independent_repositories_figures_do_not_regress() {
+    held_out_floor(
+        "independent.json",
+        "independent (github-mcp-server, sentry-mcp; never tuned on)",
+        INDEPENDENT_FLOOR,
     );
 }
 
@@ -145,21 +154,9 @@ const FRESH_FLOOR: (f64, f64, f64) = (0.78, 0.75, 0.34);
 
 #[test]
 fn fresh_repositories_figures_do_not_regress() {
-    let edits = load("fresh.json");
+    let edits = held_out_floor("fresh.json", "fresh (38 new repositories; never tuned on)", FRESH_FLOOR);
     let repos: std::collections::BTreeSet<&str> = edits.iter().map(|e| e["repo"].as_str().unwrap()).collect();
     assert!(edits.len() >= 1000 && repos.len() >= 30, "the fresh set has 1,031 edits from 38 repositories");
-    let mut score = Score::default();
-    for e in &edits {
-        let verdict = mcp_drift::meaning::classify(e["old"].as_str().unwrap(), e["new"].as_str().unwrap());
-        score.add(verdict.meaning, e["meaning"].as_bool().unwrap());
-    }
-    println!("{}", score.line("fresh (38 new repositories; never tuned on)"));
-    let (precision, recall, noise) = FRESH_FLOOR;
-    assert!(
-        score.precision() >= precision && score.recall() >= recall && score.noise() <= noise,
-        "fresh figures regressed: {}",
-        score.line("fresh")
-    );
 }
 
 #[test]

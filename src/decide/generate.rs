@@ -238,15 +238,7 @@ impl<'a> Walk<'a, '_, '_> {
                 continue;
             }
             let sup_types = b.iter().fold(TypeSet::EMPTY, |t, c| t.union(c.types));
-            for t in [
-                TypeSet::NULL,
-                TypeSet::BOOLEAN,
-                TypeSet::OBJECT,
-                TypeSet::ARRAY,
-                TypeSet::STRING,
-                TypeSet::INTEGER,
-                TypeSet::FRACTION,
-            ] {
+            for t in TYPES {
                 if ac.types.contains(t)
                     && (!sup_types.contains(t) || b.iter().any(|c| c.values.is_some()))
                     && let Some(v) = typed(self.sub_root, ac, t, cx, depth)

@@ -120,13 +120,12 @@ pub(super) fn settle(tool: &str, changes: &mut Vec<Change>, side: Side, (sub, su
 /// Whether a change on `side` (other than an undecided one) sits at or above the rejecting keyword
 /// `at` in the rejecting schema (below the schema root, which every pointer is under).
 fn explained(changes: &[Change], side: Side, at: &str) -> bool {
-    let within = |a: &str, b: &str| a == b || (b.starts_with(a) && b[a.len()..].starts_with('/'));
     changes.iter().filter(|c| on_side(c, side)).any(|c| {
         if matches!(&c.kind, ChangeKind::Schema { change: SchemaChange::CannotDecide { .. }, .. }) {
             return false;
         }
         let ptr = if side == Side::Input { c.new_ptr.as_deref() } else { c.old_ptr.as_deref() };
-        ptr.is_some_and(|p| p.matches('/').count() > 1 && within(p, at))
+        ptr.is_some_and(|p| p.matches('/').count() > 1 && probe::within(p, at))
     })
 }
 

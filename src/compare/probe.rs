@@ -306,10 +306,14 @@ fn resolvable(root: &Value, ptr: &str) -> String {
     }
 }
 
+/// Whether the pointer `b` is `a` or inside it.
+pub(super) fn within(a: &str, b: &str) -> bool {
+    a == b || (b.starts_with(a) && b[a.len()..].starts_with('/'))
+}
+
 /// Whether an undecided change at `undecided` is about the keyword that rejected, at `at`: one
 /// pointer contains the other, or both are parts of one `if`/`then`/`else`.
 fn related(undecided: &str, at: &str) -> bool {
-    let within = |a: &str, b: &str| a == b || (b.starts_with(a) && b[a.len()..].starts_with('/'));
     if within(undecided, at) || within(at, undecided) {
         return true;
     }

@@ -585,3 +585,99 @@ fn hand_written_containment_pairs() {
     println!("hand-written pairs: decided {decided} of {total}");
     assert!(decided * 10 >= total * 8, "decided {decided} of {total}");
 }
+
+// Session 8: `unevaluated*`, `oneOf` as "this branch and no other", `if` split by cases. Pairs from
+// the oracle's suite set (JSON-Schema-Test-Suite groups `unevaluatedProperties`, `unevaluatedItems`,
+// `oneOf`, `not`), each undecided before.
+
+#[test]
+fn unevaluated_properties_count_what_allof_and_patterns_evaluate() {
+    let closed = json!({"properties": {"foo": {"type": "string"}},
+        "allOf": [{"patternProperties": {"^bar": {"type": "string"}}}], "unevaluatedProperties": false});
+    let mut strict = closed.clone();
+    strict["required"] = json!(["foo"]);
+    compatible(strict.clone(), closed.clone());
+    assert_eq!(incompatible(closed.clone(), strict), json!({}));
+    // The same closed object written with `additionalProperties`: equivalent both ways.
+    let plain = json!({"properties": {"foo": {"type": "string"}},
+        "patternProperties": {"^bar": {"type": "string"}}, "additionalProperties": false});
+    compatible(closed.clone(), plain.clone());
+    compatible(plain, closed);
+}
+
+#[test]
+fn unevaluated_properties_under_anyof_count_every_branch_that_holds() {
+    let branches = json!([
+        {"properties": {"bar": {"const": "bar"}}, "required": ["bar"]},
+        {"properties": {"baz": {"const": "baz"}}, "required": ["baz"]}]);
+    let with_foo =
+        json!({"properties": {"foo": {"type": "string"}}, "anyOf": branches, "unevaluatedProperties": false});
+    let without = json!({"properties": {}, "anyOf": branches, "unevaluatedProperties": false});
+    compatible(without.clone(), with_foo.clone());
+    incompatible(with_foo.clone(), without);
+    // `{bar, baz}` holds both branches, so both names are evaluated: the closed spelling must agree.
+    let spelled = json!({"properties": {"foo": {"type": "string"}, "bar": {"const": "bar"}, "baz": {"const": "baz"}},
+        "anyOf": [{"required": ["bar"]}, {"required": ["baz"]}], "additionalProperties": false});
+    compatible(with_foo.clone(), spelled.clone());
+    // Undecided the other way: `spelled`'s conjunct "bar required, baz optional" would have to be
+    // split by whether `baz` is present to fit one conjunct of `with_foo`. Never a false break.
+    assert!(!matches!(verdict(&spelled, &with_foo), Verdict::Incompatible { .. }));
+}
+
+#[test]
+fn unevaluated_items_follow_the_if_case_that_applies() {
+    let a = json!({"prefixItems": [{"const": "foo"}], "if": {"prefixItems": [true, {"const": "bar"}]},
+        "then": {"prefixItems": [true, true, {"const": "then"}]},
+        "else": {"prefixItems": [true, true, true, {"const": "else"}]}, "unevaluatedItems": false});
+    let mut b = a.clone();
+    b["else"]["prefixItems"][2] = json!(false);
+    compatible(b.clone(), a.clone());
+    // The break (a three-item array in the `else` case) is found by the walk's probe, not here.
+    assert_ne!(verdict(&a, &b), Verdict::Compatible);
+}
+
+#[test]
+fn unevaluated_items_under_anyof_are_decided() {
+    let a = json!({"unevaluatedItems": {"type": "boolean"}, "anyOf": [{"items": {"type": "string"}}, true]});
+    let b = json!({"unevaluatedItems": {"type": "boolean"},
+        "anyOf": [{"items": {"type": "string"}}, true, {"type": "boolean"}]});
+    compatible(a.clone(), b.clone());
+    compatible(b, a.clone());
+    // Dropping the union leaves only the `unevaluatedItems` of every item.
+    let plain = json!({"unevaluatedItems": {"type": "boolean"}});
+    compatible(plain.clone(), a.clone());
+    incompatible(a, plain);
+}
+
+#[test]
+fn one_of_is_one_branch_and_no_other() {
+    // Null, numbers, ... satisfy both branches, so this `oneOf` accepts only strings.
+    let typed = json!({"type": "string", "oneOf": [{"minLength": 2}, {"maxLength": 4}]});
+    let bare = json!({"oneOf": [{"minLength": 2}, {"maxLength": 4}]});
+    compatible(bare.clone(), typed.clone());
+    compatible(typed, bare);
+    // A branch `boolean`: `true` now holds two branches (`minimum` says nothing of booleans).
+    let a = json!({"oneOf": [{"type": "integer"}, {"minimum": 2}]});
+    let b = json!({"oneOf": [{"type": "integer"}, {"minimum": 2}, {"type": "boolean"}]});
+    compatible(b.clone(), a.clone());
+    assert_eq!(incompatible(a, b), json!(true));
+}
+
+#[test]
+fn a_not_of_an_empty_allof_rejects_everything() {
+    let a = json!({"properties": {"foo": {"not": {}}}});
+    let b = json!({"properties": {"foo": {"not": {"allOf": [{}]}}}});
+    compatible(a.clone(), b.clone());
+    compatible(b, a);
+}
+
+#[test]
+fn additional_properties_follow_their_own_objects_patterns() {
+    // `q123z` matches a pattern of the first object only; the second object closes it. Was called
+    // compatible: a `sub` pattern was matched against any `sup` object's patterns.
+    let sub = json!({"type": "object", "patternProperties": {"^q[0-9]{3}z$": {"type": "integer"}},
+        "additionalProperties": false});
+    let sup = json!({"type": "object", "allOf": [{"patternProperties": {"^q[0-9]{3}z$": true}},
+        {"patternProperties": {"^w": true}, "additionalProperties": false}]});
+    assert_ne!(verdict(&sub, &sup), Verdict::Compatible);
+}

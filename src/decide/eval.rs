@@ -39,6 +39,13 @@ impl<'a> Prover<'a> {
         if !types_of(a).intersects(types_of(c)) {
             return Ok(true);
         }
+        // Every instance of one fails a node the other is the conjunction of.
+        let fails = |x: &Conj<'a>, y: &Conj<'a>| {
+            x.failed.iter().any(|f| y.nodes.iter().any(|n| std::ptr::eq(f.v, n.v) || super::include::same(f.v, n.v)))
+        };
+        if fails(a, c) || fails(c, a) {
+            return Ok(true);
+        }
         if let Some(vals) = &c.values {
             let mut all = true;
             for v in vals {
@@ -135,7 +142,8 @@ impl<'a> Prover<'a> {
         }
         // A `sub` conjunct is a widening whose only use here is `Some(false)`, so what it dropped does
         // not matter; a `sup` conjunct with an unmodelled keyword cannot say `Some(true)`.
-        let mut unknown = side == Side::Sup && !c.opaque.is_empty();
+        let mut unknown = side == Side::Sup
+            && c.opaque.iter().any(|o| super::unevaluated::applies(&o.keyword, crate::schema::TypeSet::of(v)));
         match v {
             Value::Number(n) => {
                 let Some(x) = n.as_f64().filter(|_| n.as_i64().is_none_or(|i| i.unsigned_abs() <= 1 << 53)) else {

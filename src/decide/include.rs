@@ -50,7 +50,7 @@ pub(super) struct Prover<'a> {
     pub(super) assumed: usize,
 }
 
-fn same(a: &Value, b: &Value) -> bool {
+pub(super) fn same(a: &Value, b: &Value) -> bool {
     json_eq(a, b) && !contains_ref(a)
 }
 
@@ -262,7 +262,7 @@ impl<'a> Prover<'a> {
                 ));
             }
         }
-        for o in &b.opaque {
+        for o in b.opaque.iter().filter(|o| super::unevaluated::applies(&o.keyword, t)) {
             let matched = a.nodes.iter().any(|n| same(n.v, o.holder.v))
                 || (!o.keyword.starts_with("unevaluated")
                     && a.opaque.iter().any(|p| p.keyword == o.keyword && same(p.value, o.value)));
@@ -477,28 +477,33 @@ impl<'a> Prover<'a> {
                 .iter()
                 .flat_map(|o| o.patterns.iter().map(|(_, s)| s.clone()).chain(o.additional.clone()))
                 .collect();
-            let same_pattern =
-                |p: &str| a.objs.iter().flat_map(|o| &o.patterns).find(|(q, _)| *q == p).map(|(_, s)| s.clone());
-            let b_patterns: Vec<&str> = b.objs.iter().flat_map(|o| o.patterns.iter().map(|(p, _)| *p)).collect();
+            // A name matching `p` carries every schema `sub` gives that same pattern (among others).
+            let same_pattern = |p: &str| -> Vec<S<'a>> {
+                a.objs.iter().flat_map(|o| &o.patterns).filter(|(q, _)| *q == p).map(|(_, s)| s.clone()).collect()
+            };
             for o in &b.objs {
                 for (p, sp) in &o.patterns {
-                    // A name matching `p` carries `sub`'s schema for the same pattern (among others).
-                    if let Some(asp) = same_pattern(p) {
-                        self.incl(std::slice::from_ref(&asp), sp, inst + 1, cx)?;
+                    let asp = same_pattern(p);
+                    if !asp.is_empty() {
+                        self.incl(&asp, sp, inst + 1, cx)?;
                     }
                 }
             }
             for tgt in targets {
                 if let Some((p, _)) = b.objs.iter().flat_map(|o| &o.patterns).find(|(_, s)| std::ptr::eq(s.v, tgt.v))
-                    && same_pattern(p).is_some()
+                    && !same_pattern(p).is_empty()
                 {
                     continue;
                 }
-                // `sup`'s `additionalProperties`, when every pattern of a `sub` object is one of `sup`'s:
-                // a name matching none of `sup`'s patterns matches none of that object's either.
-                if b.objs.iter().any(|o| o.additional.as_ref().is_some_and(|s| std::ptr::eq(s.v, tgt.v))) {
+                // `sup`'s `additionalProperties`, when every pattern of a `sub` object is one of the
+                // patterns of the `sup` object that holds it: a name that object leaves to its
+                // `additionalProperties` matches none of that `sub` object's patterns either.
+                if let Some(owner) =
+                    b.objs.iter().find(|o| o.additional.as_ref().is_some_and(|s| std::ptr::eq(s.v, tgt.v)))
+                {
                     let mut ok = false;
-                    for o in a.objs.iter().filter(|o| o.patterns.iter().all(|(q, _)| b_patterns.contains(q))) {
+                    let own: Vec<&str> = owner.patterns.iter().map(|(p, _)| *p).collect();
+                    for o in a.objs.iter().filter(|o| o.patterns.iter().all(|(q, _)| own.contains(q))) {
                         let rest = o.additional.clone().unwrap_or_else(|| S::new(&TRUE, String::new()));
                         if self.try_incl(std::slice::from_ref(&rest), &tgt, inst + 1, cx)? {
                             ok = true;

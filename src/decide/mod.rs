@@ -16,7 +16,9 @@
 //! 3. **Proof of inclusion** ([`include`]), sound only, on the and-or normal form ([`nf`]): per JSON
 //!    type a conjunction of constraints, `anyOf`/`oneOf`/`enum`/`type` as disjunctions, `allOf` and
 //!    `$ref` merged (with coinductive memoization on guarded reference pairs), `not` pushed through its
-//!    duals (`type`, `enum`/`const`), `if`/`then`/`else` by cases.
+//!    duals (`type`, `enum`/`const`, bounds, and the types a schema cannot reject), `oneOf` as "this
+//!    branch and no other", `if`/`then`/`else` by cases, `unevaluated*` over what the in-place
+//!    subschemas evaluate.
 //! 4. Otherwise `Undecided`, naming the keyword that blocked, its pointer and why.
 //!
 //! What is decided, and how completely:
@@ -29,16 +31,21 @@
 //!   `properties`/`additionalProperties`/`required`/`minProperties`/`maxProperties`;
 //!   `dependentRequired` (by closure); `propertyNames` when `sub` closes its names; nested finite
 //!   values (checked one by one); `not` of `type`, `enum`/`const`, `not`, one bound, one length or
-//!   count, one required name; identical (reference-free) subschemas anywhere.
-//! - **Sound but incomplete** (may stay undecided although included): `oneOf` on the `sup` side
-//!   (a union only when its branches are provably disjoint: by type, by values, or by a required
-//!   property with disjoint `const`/`enum`), other `not`s, `if`/`then`/`else`, `dependentSchemas`,
-//!   `contains`, `patternProperties` with different patterns, `propertyNames` over open names,
-//!   fractional `multipleOf`, numbers past 2^53.
-//! - **Undecided unless `sub` carries the identical keyword** (and, for `unevaluatedProperties`/
-//!   `unevaluatedItems`, the identical enclosing subschema): annotation-dependent and unknown keywords;
-//!   also `$dynamicRef` whose target depends on the evaluation path, remote references, and documents
-//!   the validator does not compile.
+//!   count, one required name; identical (reference-free) subschemas anywhere;
+//!   `unevaluatedProperties`/`unevaluatedItems` whose evaluated names or positions come from
+//!   `properties`/`patternProperties`/`prefixItems` reached through `allOf`, `$ref`, `oneOf`, an
+//!   `anyOf` of at most 4 branches, or `if`/`then`/`else`.
+//! - **Sound but incomplete** (may stay undecided although included): `oneOf` whose branches the form
+//!   cannot negate (their negation is kept, and a `sub` must be shown outside each other branch:
+//!   by types, values, a required name, or the identical branch failed in `sub`), other `not`s,
+//!   `if`/`then`/`else` with different conditions, `dependentSchemas`, `contains`,
+//!   `patternProperties` with different patterns, `propertyNames` over open names, fractional
+//!   `multipleOf`, numbers past 2^53.
+//! - **Undecided unless `sub` carries the identical keyword** (and, for `unevaluated*`, the identical
+//!   enclosing subschema): unknown keywords; `unevaluated*` whose evaluated set depends on
+//!   `dependentSchemas`, `contains` or an `anyOf` of more than 4 evaluating branches; also
+//!   `$dynamicRef` whose target depends on the evaluation path, remote references, and documents the
+//!   validator does not compile.
 //! - **Refutations are heuristic but never wrong**: a non-inclusion is `Incompatible` only when one
 //!   of the bounded candidates is confirmed by both validators; otherwise the proof's blocking keyword
 //!   is reported as `Undecided`.
@@ -55,11 +62,14 @@
 #![allow(clippy::similar_names, reason = "`sub`/`sup` pairs are the subject of this module")]
 #![allow(clippy::cast_precision_loss, reason = "lengths and counts compared against JSON numbers are far below 2^53")]
 
+pub mod cases;
 pub mod eval;
 pub mod finite;
 pub mod generate;
 pub mod include;
+pub mod negate;
 pub mod nf;
+pub mod unevaluated;
 
 use std::collections::HashMap;
 
@@ -123,6 +133,10 @@ pub struct Cx {
     steps: u64,
     /// Normal forms being built inside another one (a `oneOf` checked for disjointness).
     pub nest: usize,
+    /// Schema objects with an `unevaluated*` keyword whose in-place applicators are being read.
+    pub uneval: usize,
+    /// Schema objects whose keywords are being merged, nested (normal forms inside normal forms).
+    pub active: usize,
     patterns: HashMap<String, Option<jsonschema::Validator>>,
     /// Bytes of candidate instances built so far (see [`Cx::build`]).
     built: u64,
@@ -140,7 +154,7 @@ const MAX_PATTERNS: usize = 256;
 impl Cx {
     #[must_use]
     pub fn new(limits: &Limits) -> Cx {
-        Cx { limits: limits.clone(), steps: 0, nest: 0, patterns: HashMap::new(), built: 0 }
+        Cx { limits: limits.clone(), steps: 0, nest: 0, uneval: 0, active: 0, patterns: HashMap::new(), built: 0 }
     }
 
     /// Spends `bytes` of candidate instance about to be built; `false` (build nothing) once one

@@ -2,16 +2,21 @@
 //! per-type constraints (jsonsubschema's canonical form; the and-or form of Attouche et al., VLDB 2022).
 //!
 //! Takes a list of schema nodes (their conjunction) in one document and a [`Side`]; returns the
-//! disjuncts. `allOf` and `$ref` are merged into the conjunct, `anyOf` (and `oneOf` on the `sub` side)
-//! and `if`/`then`/`else` multiply disjuncts, `not: {type}` and `not: {enum|const}` become a type
-//! restriction and a finite exclusion. Child schemas (properties, items, ...) stay as nodes, unfolded
-//! only when the proof descends into them, so recursion through the instance is never unfolded here.
+//! disjuncts. `allOf` and `$ref` are merged into the conjunct; `anyOf` multiplies disjuncts (under an
+//! `unevaluated*` keyword, by every set of branches that hold); `oneOf` is "this branch and no other"
+//! unless its branches are provably disjoint; `if`/`then`/`else` is `(if ∧ then) ∨ (¬if ∧ else)` (on
+//! `Sup` only under `unevaluated*`; elsewhere kept as `conds` for the proof's case split); `not` is
+//! pushed inward ([`super::negate`]); `unevaluated*` becomes an object or tuple constraint over what
+//! the in-place subschemas evaluate ([`super::unevaluated`]). The splits are in [`super::cases`].
+//! Child schemas (properties, items, ...) stay as nodes, unfolded only when the proof descends into
+//! them, so recursion through the instance is never unfolded here.
 //!
 //! Promises: on the `Sub` side the form is a *widening* (every instance of the nodes is accepted by some
-//! disjunct: keywords it cannot model are dropped, `oneOf` is read as `anyOf`, `¬if` is dropped); on the
-//! `Sup` side it is *exact for the modelled keywords* and every other keyword is kept in
-//! [`Conj::opaque`] (or `nots`, `conds`, `one_ofs`) for the proof to refuse or match. Work is bounded
-//! by the caller's [`Cx`] (steps, disjuncts, depth): a limit hit is a [`Block`].
+//! disjunct: keywords and negations it cannot model are dropped); on the `Sup` side the union of the
+//! disjuncts is *exact for the modelled keywords* and every other keyword is kept in
+//! [`Conj::opaque`] (or `nots`, `conds`) for the proof to refuse or match. [`Conj::failed`] records
+//! nodes every instance of a conjunct fails, on both sides. Work is bounded by the caller's [`Cx`]
+//! (steps, disjuncts, depth): a limit hit is a [`Block`].
 
 #![allow(clippy::needless_for_each, reason = "one keyword applied to every conjunct reads best on one line")]
 
@@ -34,7 +39,7 @@ impl<'a> S<'a> {
     pub fn new(v: &'a Value, at: String) -> S<'a> {
         S { v, at }
     }
-    fn child(&self, v: &'a Value, key: &str) -> S<'a> {
+    pub(super) fn child(&self, v: &'a Value, key: &str) -> S<'a> {
         S { v, at: format!("{}/{}", self.at, token(key)) }
     }
 }
@@ -109,6 +114,9 @@ pub struct Conj<'a> {
     /// Every node merged into this conjunct (the chosen branches included): their conjunction is the
     /// conjunct (exactly, or widened on the `Sub` side).
     pub nodes: Vec<S<'a>>,
+    /// Nodes every instance of the conjunct fails (a `oneOf`'s other branches, an `if` in the `else`
+    /// case): evidence for disjointness, also where `¬node` could not be expressed (on `Sub`).
+    pub failed: Vec<S<'a>>,
     /// The document the nodes are in.
     pub side: Side,
 }
@@ -141,6 +149,7 @@ impl Default for Conj<'_> {
             nots: Vec::new(),
             conds: Vec::new(),
             nodes: Vec::new(),
+            failed: Vec::new(),
             side: Side::Sup,
         }
     }
@@ -177,7 +186,7 @@ pub fn annotation(k: &str) -> bool {
     )
 }
 
-fn as_u64(v: &Value) -> Option<u64> {
+pub(super) fn as_u64(v: &Value) -> Option<u64> {
     #[allow(
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss,
@@ -188,7 +197,7 @@ fn as_u64(v: &Value) -> Option<u64> {
 
 /// An exactly representable numeric bound (integers past 2^53 are not: comparing them as `f64` could
 /// call two different bounds equal).
-fn exact_f64(v: &Value) -> Option<f64> {
+pub(super) fn exact_f64(v: &Value) -> Option<f64> {
     let f = v.as_f64()?;
     if !f.is_finite() {
         return None;
@@ -215,7 +224,7 @@ pub fn dnf<'a>(root: &'a Value, nodes: &[S<'a>], side: Side, cx: &mut Cx) -> Res
     Ok(acc)
 }
 
-fn limit_disjuncts(n: usize, at: &str, side: Side, cx: &Cx) -> Result<(), Block> {
+pub(super) fn limit_disjuncts(n: usize, at: &str, side: Side, cx: &Cx) -> Result<(), Block> {
     if n > cx.limits.disjuncts {
         return Err(Block::new(
             "anyOf",
@@ -239,7 +248,7 @@ pub fn side_name(side: Side) -> &'static str {
 }
 
 #[allow(clippy::too_many_lines)] // One match arm per keyword reads better than a dispatch table.
-fn add<'a>(
+pub(super) fn add<'a>(
     root: &'a Value,
     acc: Vec<Conj<'a>>,
     node: &S<'a>,
@@ -260,7 +269,12 @@ fn add<'a>(
         ));
     }
     let m = match node.v {
-        Value::Bool(true) => return Ok(acc),
+        Value::Bool(true) => {
+            // Recorded, so that a union branch `true` shows as chosen (see `unevaluated`).
+            let mut acc = acc;
+            acc.iter_mut().for_each(|c| c.nodes.push(node.clone()));
+            return Ok(acc);
+        }
         Value::Bool(false) => return Ok(Vec::new()),
         Value::Object(m) => m,
         _ => return Err(Block::new("schema", &node.at, format!("{}: not a schema", side_name(side)))),
@@ -268,7 +282,37 @@ fn add<'a>(
     if acc.is_empty() {
         return Ok(acc);
     }
-    let mut acc = acc;
+    // Normal forms built inside this one (a `oneOf` checked for disjointness) start again at depth 0:
+    // `active` bounds the nesting of `add` itself, and so the stack.
+    if cx.active >= cx.limits.depth {
+        return Err(Block::new(
+            "$ref",
+            &node.at,
+            format!("{}: subschemas nest deeper than {} (limit `depth`)", side_name(side), cx.limits.depth),
+        ));
+    }
+    let holds = m.contains_key("unevaluatedProperties") || m.contains_key("unevaluatedItems");
+    cx.uneval += usize::from(holds);
+    cx.active += 1;
+    let acc = in_place(root, acc, node, m, side, depth, cx);
+    cx.active -= 1;
+    cx.uneval -= usize::from(holds);
+    let mut acc = acc?;
+    super::cases::unevaluated(root, &mut acc, m, node, side);
+    acc.retain(feasible);
+    Ok(acc)
+}
+
+/// The keywords of the schema object `m` (at `node`) and its in-place applicators, merged into `acc`.
+fn in_place<'a>(
+    root: &'a Value,
+    mut acc: Vec<Conj<'a>>,
+    node: &S<'a>,
+    m: &'a Map<String, Value>,
+    side: Side,
+    depth: usize,
+    cx: &mut Cx,
+) -> Result<Vec<Conj<'a>>, Block> {
     for c in &mut acc {
         c.nodes.push(node.clone());
     }
@@ -304,13 +348,25 @@ fn add<'a>(
     for k in ["anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = m.get(k) else { continue };
         let base = node.child(&m[k], k);
-        if k == "oneOf" && side == Side::Sup && !super::eval::pairwise_disjoint(root, &base, branches, cx)? {
-            for c in &mut acc {
-                c.opaque.push(Opaque { keyword: k.to_owned(), value: &m[k], holder: node.clone() });
-            }
+        if k == "oneOf" && (side == Side::Sub || !super::eval::pairwise_disjoint(root, &base, branches, cx)?) {
+            // Not provably disjoint (on `Sup`), or on `Sub`: "this branch and no other".
+            acc = super::cases::one_of(root, &acc, &base, branches, side, depth, cx)?;
             continue;
         }
         let mut out = Vec::new();
+        if k == "anyOf" && super::cases::expand_by_subsets(root, branches, cx) {
+            // Each conjunct is the branches that hold (see `unevaluated`): the same union.
+            for set in super::unevaluated::subsets(branches.len()) {
+                let mut more = acc.clone();
+                for i in set {
+                    more = add(root, more, &base.child(&branches[i], &i.to_string()), side, depth + 1, cx)?;
+                }
+                out.extend(more);
+                limit_disjuncts(out.len(), &base.at, side, cx)?;
+            }
+            acc = out;
+            continue;
+        }
         for (i, b) in branches.iter().enumerate() {
             let more = add(root, acc.clone(), &base.child(b, &i.to_string()), side, depth + 1, cx)?;
             out.extend(more);
@@ -321,32 +377,22 @@ fn add<'a>(
     if let Some(i) = m.get("if") {
         let (t, e) = (m.get("then"), m.get("else"));
         let ifs = node.child(i, "if");
-        match side {
-            Side::Sub => {
-                // (if ∧ then) ∨ else: dropping ¬if from the second disjunct only widens.
-                let mut with_then = add(root, acc.clone(), &ifs, side, depth + 1, cx)?;
-                if let Some(t) = t {
-                    with_then = add(root, with_then, &node.child(t, "then"), side, depth + 1, cx)?;
-                }
-                let mut out = with_then;
-                let otherwise = match e {
-                    Some(e) => add(root, acc, &node.child(e, "else"), side, depth + 1, cx)?,
-                    None => acc,
-                };
-                out.extend(otherwise);
-                limit_disjuncts(out.len(), &ifs.at, side, cx)?;
-                acc = out;
-            }
-            Side::Sup => {
-                if t.is_some() || e.is_some() {
-                    for c in &mut acc {
-                        c.conds.push((ifs.clone(), t.map(|t| node.child(t, "then")), e.map(|e| node.child(e, "else"))));
-                    }
-                }
+        let (t, e) = (t.map(|t| node.child(t, "then")), e.map(|e| node.child(e, "else")));
+        // On `Sup` only where an `unevaluated*` keyword needs to know which case evaluated what;
+        // elsewhere the proof takes the cases itself (`conds`).
+        let parts = || [Some(i), m.get("then"), m.get("else")].into_iter().flatten();
+        let split = side == Side::Sub
+            || (cx.uneval > 0
+                && (super::unevaluated::evaluates(root, parts(), true)
+                    || super::unevaluated::evaluates(root, parts(), false)));
+        if split {
+            acc = super::cases::if_then_else(root, acc, &ifs, t.as_ref(), e.as_ref(), side, depth, cx)?;
+        } else if t.is_some() || e.is_some() {
+            for c in &mut acc {
+                c.conds.push((ifs.clone(), t.clone(), e.clone()));
             }
         }
     }
-    acc.retain(feasible);
     Ok(acc)
 }
 
@@ -405,52 +451,7 @@ fn local<'a>(
                 });
             }
         }
-        "not" => {
-            let ns = node.child(v, "not");
-            let Value::Object(nm) = v else {
-                if v == &Value::Bool(true) {
-                    for c in acc.iter_mut() {
-                        c.types = TypeSet::EMPTY;
-                    }
-                }
-                return Ok(());
-            };
-            let only = |key: &str| nm.keys().all(|x| x == key || annotation(x));
-            if nm.keys().all(|x| annotation(x)) {
-                // `not: {}` rejects everything.
-                for c in acc.iter_mut() {
-                    c.types = TypeSet::EMPTY;
-                }
-                return Ok(());
-            }
-            if let Some(inner) = nm.get("not").filter(|_| only("not")) {
-                // ¬¬x = x, exactly, on both sides.
-                double.push(ns.child(inner, "not"));
-                return Ok(());
-            }
-            if nm.len() == 1 && only("type") {
-                let t = parse_types(&nm["type"]).ok_or_else(bad)?;
-                for c in acc.iter_mut() {
-                    c.types = c.types.minus(t);
-                }
-            } else if nm.contains_key("enum") && only("enum") || nm.contains_key("const") && only("const") {
-                let vals: Vec<&Value> = match nm.get("const") {
-                    Some(x) => vec![x],
-                    None => nm["enum"].as_array().map(|a| a.iter().collect()).ok_or_else(bad)?,
-                };
-                for c in acc.iter_mut() {
-                    c.excluded.extend(vals.iter().copied());
-                }
-            } else if let Some((kw, x)) =
-                nm.iter().find(|(k, _)| !annotation(k)).filter(|_| nm.keys().filter(|k| !annotation(k)).count() == 1)
-                && dual(acc, kw, x, &ns)
-            {
-            } else if side == Side::Sup {
-                for c in acc.iter_mut() {
-                    c.nots.push(ns.clone());
-                }
-            }
-        }
+        "not" => super::negate::negate(acc, v, &node.child(v, "not"), side, double)?,
         "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum" => {
             let Some(x) = exact_f64(v) else {
                 if v.is_number() && side == Side::Sup {
@@ -462,9 +463,9 @@ fn local<'a>(
             let b = Bound { v: x, strict: k.starts_with("exclusive") };
             for c in acc.iter_mut() {
                 if k.ends_with("inimum") {
-                    c.lo = Some(tighter_lo(c.lo, b));
+                    c.lo = Some(super::negate::tighter_lo(c.lo, b));
                 } else {
-                    c.hi = Some(tighter_hi(c.hi, b));
+                    c.hi = Some(super::negate::tighter_hi(c.hi, b));
                 }
             }
         }
@@ -572,96 +573,13 @@ fn local<'a>(
                 acc.iter_mut().for_each(|c| c.dep_schemas.push((key.as_str(), s.clone())));
             }
         }
+        // Read with the in-place applicators, in `add` (see `unevaluated`).
+        "unevaluatedProperties" | "unevaluatedItems" => {}
         _ if annotation(k) => {}
-        // Everything else: `unevaluated*`, unknown keywords the validator might honour, ...
+        // Everything else: unknown keywords the validator might honour, ...
         _ => opaque(acc),
     }
     Ok(())
-}
-
-static FALSE: Value = Value::Bool(false);
-
-/// `not: {kw: x}` through the keyword's dual, exactly (the instances that fail `kw` are all of its
-/// type and past the opposite bound). `false` when `kw` has no dual here.
-fn dual<'a>(acc: &mut [Conj<'a>], kw: &str, x: &'a Value, ns: &S<'a>) -> bool {
-    let num = exact_f64(x);
-    let count = as_u64(x);
-    for c in acc.iter_mut() {
-        match (kw, num, count) {
-            ("minimum", Some(v), _) => {
-                c.types = c.types.intersect(TypeSet::NUMBER);
-                c.hi = Some(tighter_hi(c.hi, Bound { v, strict: true }));
-            }
-            ("exclusiveMinimum", Some(v), _) => {
-                c.types = c.types.intersect(TypeSet::NUMBER);
-                c.hi = Some(tighter_hi(c.hi, Bound { v, strict: false }));
-            }
-            ("maximum", Some(v), _) => {
-                c.types = c.types.intersect(TypeSet::NUMBER);
-                c.lo = Some(tighter_lo(c.lo, Bound { v, strict: true }));
-            }
-            ("exclusiveMaximum", Some(v), _) => {
-                c.types = c.types.intersect(TypeSet::NUMBER);
-                c.lo = Some(tighter_lo(c.lo, Bound { v, strict: false }));
-            }
-            ("minLength", _, Some(n)) => {
-                c.types = c.types.intersect(TypeSet::STRING);
-                match n.checked_sub(1) {
-                    Some(m) => c.max_len = Some(c.max_len.map_or(m, |o| o.min(m))),
-                    None => c.types = TypeSet::EMPTY,
-                }
-            }
-            ("maxLength", _, Some(n)) => {
-                c.types = c.types.intersect(TypeSet::STRING);
-                c.min_len = c.min_len.max(n.saturating_add(1));
-            }
-            ("minItems", _, Some(n)) => {
-                c.types = c.types.intersect(TypeSet::ARRAY);
-                match n.checked_sub(1) {
-                    Some(m) => c.max_items = Some(c.max_items.map_or(m, |o| o.min(m))),
-                    None => c.types = TypeSet::EMPTY,
-                }
-            }
-            ("maxItems", _, Some(n)) => {
-                c.types = c.types.intersect(TypeSet::ARRAY);
-                c.min_items = c.min_items.max(n.saturating_add(1));
-            }
-            ("minProperties", _, Some(n)) => {
-                c.types = c.types.intersect(TypeSet::OBJECT);
-                match n.checked_sub(1) {
-                    Some(m) => c.max_props = Some(c.max_props.map_or(m, |o| o.min(m))),
-                    None => c.types = TypeSet::EMPTY,
-                }
-            }
-            ("maxProperties", _, Some(n)) => {
-                c.types = c.types.intersect(TypeSet::OBJECT);
-                c.min_props = c.min_props.max(n.saturating_add(1));
-            }
-            ("required", _, _) => {
-                // One name only: `not: {required: [a, b]}` is a disjunction (a missing, or b missing).
-                let Some([Value::String(name)]) = x.as_array().map(Vec::as_slice) else { return false };
-                c.types = c.types.intersect(TypeSet::OBJECT);
-                let at = S { v: &FALSE, at: format!("{}/required/0", ns.at) };
-                c.objs.push(Obj { props: vec![(name.as_str(), at)], patterns: Vec::new(), additional: None });
-            }
-            _ => return false,
-        }
-    }
-    true
-}
-
-fn tighter_lo(a: Option<Bound>, b: Bound) -> Bound {
-    match a {
-        Some(a) if a.v > b.v || (a.v == b.v && a.strict) => a,
-        _ => b,
-    }
-}
-
-fn tighter_hi(a: Option<Bound>, b: Bound) -> Bound {
-    match a {
-        Some(a) if a.v < b.v || (a.v == b.v && a.strict) => a,
-        _ => b,
-    }
 }
 
 /// The schemas that apply to the property `name` in a conjunct, or `None` when they depend on a

@@ -422,8 +422,11 @@ def main():
         for w in wrong:
             wf.write(json.dumps(w, default=str) + "\n")
 
-    adapter = any(v[d].get("adapter") for v in verdicts.values() for d in DIRECTIONS)
-    print(f"mcp-drift: {args.bin} ({'adapter from findings' if adapter else 'compatibility key'}); "
+    adapted = sum(1 for v in verdicts.values() for d in DIRECTIONS if v[d].get("adapter"))
+    source = "compatibility key" if adapted == 0 else f"compatibility key, {adapted} answers from the adapter (refused tools)"
+    if adapted == sum(len(DIRECTIONS) for _ in verdicts.values()):
+        source = "adapter from findings"
+    print(f"mcp-drift: {args.bin} ({source}); "
           f"{len(pairs)} pairs, seed {args.seed}, {args.examples} hypothesis examples")
     print()
     print("| source | direction | pairs | decided | compatible | incompatible | undecided | wrong compatible "

@@ -1,5 +1,5 @@
-//! `mcp-drift capture` against real servers (tests/servers: server-everything from npm, the FastMCP
-//! drift server from PyPI's `mcp`) and against tiny fake servers for each failure.
+//! `mcp-drift capture` against real servers (tests/servers: server-everything from npm, the Python
+//! drift server on the `mcp` package) and against tiny fake servers for each failure.
 
 mod servers;
 

@@ -1,6 +1,6 @@
 //! The real MCP servers the tests run against, as `tests/servers/setup.sh` installs them into
-//! `target/servers`: `@modelcontextprotocol/server-everything` (npm) and `drift_server.py` (FastMCP,
-//! the `mcp` package from PyPI, two tool revisions A and B).
+//! `target/servers`: `@modelcontextprotocol/server-everything` (npm) and `drift_server.py` (a Python
+//! server on the `mcp` package, two tool revisions A and B).
 //!
 //! Use it from an integration test with `mod servers;` and, at the top of each test,
 //! `let Some(s) = servers::find() else { return };`. When `target/servers` is missing the test prints a

@@ -176,8 +176,15 @@ impl Transport for Http {
         if let Some(r) = self.queue.pop_front() {
             return Ok(Some(r));
         }
-        // The stream's reads are bounded by the deadline of the request that opened it.
-        let Some(data) = self.next_event(step)? else { return Ok(None) };
+        // The stream's reads are bounded by the deadline of the request that opened it. An event
+        // with no data (a resumption point the server primes a stream with) carries no message.
+        let data = loop {
+            match self.next_event(step)? {
+                None => return Ok(None),
+                Some(data) if data.trim_ascii().is_empty() => {}
+                Some(data) => break data,
+            }
+        };
         let bytes = data.len();
         match serde_json::from_slice::<Value>(&data) {
             Ok(message) => Ok(Some(Received { message, bytes })),

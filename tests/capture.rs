@@ -203,11 +203,14 @@ fn an_unknown_protocol_version_is_named_and_accepted() {
     assert!(!stderr(&o).contains("does not know"), "{}", stderr(&o));
 }
 
+/// A failure case: what, the server, extra arguments, what the message says.
+type Case<'a> = (&'a str, Vec<String>, &'a [&'a str], &'a [&'a str]);
+
 /// Each failure: exit 2, a message that says what happened, no output file, an older file untouched.
 #[test]
 fn every_failure_exits_2_with_a_clear_message_and_no_partial_file() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let cases: &[(&str, Vec<String>, &[&str], &[&str])] = &[
+    let cases: &[Case] = &[
         ("not found", vec!["/nonexistent/mcp-server".into()], &[], &["command `/nonexistent/mcp-server` not found"]),
         (
             "exits",

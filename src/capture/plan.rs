@@ -173,7 +173,7 @@ mod tests {
         assert_eq!(parse_timeout("30"), Ok(Duration::from_secs(30)));
         assert_eq!(parse_timeout("30s"), Ok(Duration::from_secs(30)));
         assert_eq!(parse_timeout("250ms"), Ok(Duration::from_millis(250)));
-        assert_eq!(parse_timeout("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_timeout("2m"), Ok(Duration::from_mins(2)));
         assert!(parse_timeout("0").is_err() && parse_timeout("1h").is_err() && parse_timeout("-1").is_err());
     }
 

@@ -334,7 +334,7 @@ mod tests {
         let s = Arc::clone(&seen);
         let sink: StderrSink = Box::new(move |l: &str| s.lock().unwrap().push(l.to_owned()));
         let tail = Mutex::new(VecDeque::new());
-        let input: Vec<u8> = (0..20).map(|i| format!("line {i}\u{1b}[2J\r\n")).collect::<String>().into_bytes();
+        let input: Vec<u8> = (0..20).flat_map(|i| format!("line {i}\u{1b}[2J\r\n").into_bytes()).collect();
         pass_stderr(&input[..], Some(sink), &tail);
         let seen = seen.lock().unwrap();
         assert_eq!(seen.len(), 20);

@@ -345,3 +345,49 @@ fn an_unreachable_url_fails_cleanly() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("HTTP request for `initialize` failed"), "{}", stderr(&o));
 }
+
+/// `tests/servers/fake_http.py` in `mode` (standard library only: no setup needed).
+fn fake_http(mode: &str) -> servers::HttpServer {
+    let port = servers::free_port();
+    let mut cmd = Command::new("python3");
+    cmd.arg(servers::path("fake_http.py")).arg(port.to_string()).arg(mode);
+    servers::HttpServer::start(cmd, port)
+}
+
+fn capture_url(url: &str, args: &[&str]) -> Output {
+    bin().args(["capture", "--url", url, "--timeout", "10s"]).args(args).output().expect("run")
+}
+
+#[test]
+fn http_answers_in_sse_streams_with_a_server_ping_between() {
+    // The fake answers `tools/list` only after its ping (sent in the same stream) was answered by a
+    // POST with the session id; it also checks MCP-Protocol-Version, and primes streams with an
+    // event without data.
+    let server = fake_http("sse");
+    let o = capture_url(&server.url(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.find("\"a\"") < out.find("\"b\"") && out.contains("\"b\""), "{out}");
+}
+
+#[test]
+fn http_json_bodies_and_pages() {
+    let server = fake_http("json");
+    let o = capture_url(&server.url(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("2 tool(s)") && stderr(&o).contains("2 page(s)"), "{}", stderr(&o));
+}
+
+#[test]
+fn http_failures_say_what_happened() {
+    let server = fake_http("redirect");
+    let o = capture_url(&server.url(), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("redirects (HTTP 307); capture follows no redirect"), "{err}");
+    assert!(!err.contains("elsewhere"), "the redirect's target is not followed or shown: {err}");
+    let server = fake_http("status");
+    let o = capture_url(&server.url(), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("`tools/list` failed: HTTP 500: internal \\u{1b}[31merror"), "{}", stderr(&o));
+}

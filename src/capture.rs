@@ -260,6 +260,46 @@ mod tests {
         );
     }
 
+    /// A server whose every `tools/list` page gives a new cursor and `per_page` tools.
+    struct Endless {
+        per_page: usize,
+        page: usize,
+        pending: Option<Value>,
+    }
+
+    impl crate::mcp::Transport for Endless {
+        fn send(&mut self, m: &Value, _: &str, _: std::time::Instant) -> Result<(), Failure> {
+            let Some(id) = m.get("id").cloned() else { return Ok(()) };
+            let result = if m["method"] == "initialize" {
+                json!({"protocolVersion": "2025-11-25"})
+            } else {
+                self.page += 1;
+                let tools: Vec<Value> =
+                    (0..self.per_page).map(|i| json!({"name": format!("t{}-{i}", self.page)})).collect();
+                json!({"tools": tools, "nextCursor": format!("c{}", self.page)})
+            };
+            self.pending = Some(json!({"jsonrpc": "2.0", "id": id, "result": result}));
+            Ok(())
+        }
+        fn recv(&mut self, _: &str, _: std::time::Instant) -> Result<Option<crate::mcp::Received>, Failure> {
+            Ok(self.pending.take().map(|message| crate::mcp::Received { message, bytes: 1 }))
+        }
+    }
+
+    fn endless(per_page: usize, limits: Limits) -> Result<Capture, Failure> {
+        let transport = Box::new(Endless { per_page, page: 0, pending: None });
+        capture(&mut Session::new(transport, crate::mcp::Limits::default()), limits, false)
+    }
+
+    #[test]
+    fn pages_and_tools_are_capped() {
+        let limits = Limits { max_pages: 5, max_tools: 100 };
+        let pages = endless(1, limits).err();
+        assert_eq!(pages, Some(Failure::TooMany { what: "pages of tools".into(), limit: 5 }));
+        let tools = endless(30, limits).err();
+        assert_eq!(tools, Some(Failure::TooMany { what: "tools".into(), limit: 100 }));
+    }
+
     #[test]
     fn hostile_names_stay_inside_the_directory() {
         assert_eq!(file_stem("get_me"), "get_me");

@@ -386,6 +386,12 @@ fn http_failures_say_what_happened() {
     let err = stderr(&o);
     assert!(err.contains("redirects (HTTP 307); capture follows no redirect"), "{err}");
     assert!(!err.contains("elsewhere"), "the redirect's target is not followed or shown: {err}");
+    let server = fake_http("hang");
+    let started = Instant::now();
+    let o = bin().args(["capture", "--url", &server.url(), "--timeout", "1s"]).output().expect("run");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("did not answer `tools/list` within 1 s"), "{}", stderr(&o));
+    assert!(started.elapsed() < Duration::from_secs(6), "{:?}", started.elapsed());
     let server = fake_http("status");
     let o = capture_url(&server.url(), &[]);
     assert_eq!(o.status.code(), Some(2));

@@ -7,11 +7,13 @@ Usage: python3 fake_http.py PORT MODE. It serves POST /mcp on 127.0.0.1:PORT. Mo
             to `tools/list`, a ping request; `tools/list` answers only once the ping's answer was
             POSTed with the session id (else a JSON-RPC error). Checks `MCP-Protocol-Version` too.
   json      answers with plain JSON bodies; `tools/list` pages twice
+  hang      opens an SSE stream for `tools/list` and sends only keep-alive comments, forever
 """
 
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 port, mode = int(sys.argv[1]), sys.argv[2]
@@ -68,6 +70,17 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(400, b"missing session")
         if self.headers.get("MCP-Protocol-Version") != "2025-11-25":
             return self.reply(400, b"missing MCP-Protocol-Version")
+        if method == "tools/list" and mode == "hang":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            try:
+                while True:
+                    self.wfile.write(b": still here\n\n")
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except OSError:
+                return
         if method == "tools/list" and mode == "status":
             return self.reply(500, b"internal \x1b[31merror\x1b[0m", "text/plain")
         if method == "tools/list" and mode == "sse":

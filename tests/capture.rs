@@ -397,3 +397,37 @@ fn http_failures_say_what_happened() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("`tools/list` failed: HTTP 500: internal \\u{1b}[31merror"), "{}", stderr(&o));
 }
+
+/// The library's session against the drift server: `switch_revision` flips the served revision and
+/// sends `notifications/tools/list_changed`, which the session remembers (what `guard` builds on).
+#[test]
+fn a_session_sees_list_changed_from_the_drift_server() {
+    use mcp_drift::mcp::{Limits, Session, stdio};
+    let Some(s) = servers::find() else { return };
+    let tmp = tempfile::tempdir().expect("tmp");
+    let revision = tmp.path().join("revision");
+    std::fs::write(&revision, "A\n").expect("write");
+    // The server reads DRIFT_REVISION_FILE from its environment: run it through `env`.
+    let command: Vec<String> =
+        [vec!["env".to_owned(), format!("DRIFT_REVISION_FILE={}", revision.display())], s.drift_stdio()].concat();
+    let transport = stdio::Stdio::spawn(&command, stdio::Options { stderr: None, max_message_bytes: 1 << 20 })
+        .expect("spawn the drift server");
+    let mut session = Session::new(Box::new(transport), Limits::default());
+    session.initialize().expect("initialize");
+    let params = |t: &serde_json::Value| {
+        t["tools"].as_array().expect("tools").iter().find(|t| t["name"] == "search").expect("search")["inputSchema"]
+            ["properties"]
+            .clone()
+    };
+    let before = session.request("tools/list", None).expect("tools/list");
+    assert!(params(&before).get("query").is_some(), "{before}");
+    assert!(!session.list_changed);
+    let call = serde_json::json!({"name": "switch_revision", "arguments": {"revision": "B"}});
+    let result = session.request("tools/call", Some(call)).expect("tools/call");
+    assert_eq!(result["structuredContent"]["result"], "now serving revision B", "{result}");
+    assert!(session.list_changed, "no notifications/tools/list_changed arrived with the answer");
+    let after = session.request("tools/list", None).expect("tools/list");
+    assert!(params(&after).get("q").is_some() && params(&after).get("query").is_none(), "{after}");
+    assert_eq!(std::fs::read_to_string(&revision).expect("read").trim(), "B");
+    session.close();
+}

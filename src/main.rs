@@ -69,6 +69,9 @@ enum Command {
         #[command(flatten)]
         input: InputArgs,
     },
+    /// Run a stdio MCP server behind the lock: calls of a tool whose contract drifted are answered
+    /// with an error result and never reach the server.
+    Guard(GuardArgs),
     /// List every rule.
     Rules {
         #[arg(long, value_enum, default_value_t = FormatArg::Human)]
@@ -79,6 +82,40 @@ enum Command {
         /// A rule id, e.g. `input-required-added`.
         rule: String,
     },
+}
+
+/// `mcp-drift guard [OPTIONS] -- CMD [ARGS...]`.
+#[derive(clap::Args)]
+struct GuardArgs {
+    /// The lock the server's tools are checked against.
+    #[arg(long, default_value = mcp_drift::lock::LOCK_FILE)]
+    lock: std::path::PathBuf,
+    /// Append one JSON line per tools/call here (time, tool, hashes, decision, request id).
+    #[arg(long, value_name = "FILE")]
+    audit: Option<std::path::PathBuf>,
+    /// Forward calls whose drift is only findings of these rules (repeatable, or comma-separated).
+    #[arg(long, value_name = "RULE", num_args = 1.., value_delimiter = ',')]
+    allow_drift: Vec<String>,
+    /// Refuse a drifted tool's calls only for findings at or above this severity [default: any change of
+    /// the contract hash refuses].
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    block_on: Option<BlockOn>,
+    /// How long the server may take to answer one page of the guard's own tools/list, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    timeout: f64,
+    /// The longest message read from the client or the server (e.g. 64MiB).
+    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "64MiB")]
+    max_message_bytes: u64,
+    /// The server's command line.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<std::ffi::OsString>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum BlockOn {
+    Error,
+    Warning,
+    Info,
 }
 
 #[derive(Subcommand)]
@@ -382,8 +419,48 @@ fn lock_command(snapshot: &str, output: &std::path::Path, input: &InputArgs) -> 
     Ok(ExitCode::SUCCESS)
 }
 
+/// `mcp-drift guard`: the settings, then the session; the exit code is the server's.
+fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
+    let allow = args
+        .allow_drift
+        .iter()
+        .map(|r| {
+            RuleId::from_id(r).ok_or_else(|| {
+                let hint = mcp_drift::catalog::closest(r).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+                mcp_drift::Error::Usage(format!(
+                    "--allow-drift: unknown rule `{r}`{hint} (`mcp-drift rules` lists them)"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 86_400.0) {
+        return Err(mcp_drift::Error::Usage("--timeout takes a number of seconds between 0 and 86400".into()));
+    }
+    let block_on = args.block_on.map(|b| match b {
+        BlockOn::Error => Severity::Error,
+        BlockOn::Warning => Severity::Warning,
+        BlockOn::Info => Severity::Info,
+    });
+    let bounds = mcp_drift::guard::Bounds {
+        max_message_bytes: usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX),
+        timeout: std::time::Duration::from_secs_f64(args.timeout),
+        ..mcp_drift::guard::Bounds::default()
+    };
+    let options = mcp_drift::guard::Options {
+        lock: args.lock,
+        audit: args.audit,
+        policy: mcp_drift::guard::Policy { allow, block_on },
+        command: args.command,
+        bounds,
+    };
+    let notice: mcp_drift::guard::Notice = std::sync::Arc::new(|s: &str| eprintln!("mcp-drift guard: {}", neutral(&s)));
+    let code = mcp_drift::guard::run(options, std::io::stdin(), std::io::stdout(), notice)?;
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
+        Command::Guard(args) => guard_command(args),
         Command::Diff { old, new, base, report: r, input } => {
             let (old, new) = match (&base, new) {
                 (Some(rev), None) => {

@@ -46,6 +46,8 @@ pub struct Bounds {
     pub timeout: Duration,
     pub max_pages: usize,
     pub max_tools: usize,
+    /// The total size of one listing's pages (what is held, then checked, at once).
+    pub max_listing_bytes: usize,
     /// How long the server gets to exit after its input closes, and again after SIGTERM.
     pub grace: Duration,
     /// The most bytes read from the lock file.
@@ -61,6 +63,7 @@ impl Default for Bounds {
             timeout: Duration::from_secs(30),
             max_pages: 1000,
             max_tools: 100_000,
+            max_listing_bytes: 256 << 20,
             grace: Duration::from_secs(2),
             max_lock_bytes: 256 << 20,
         }

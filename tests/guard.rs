@@ -419,11 +419,17 @@ fn pages_are_all_read_and_hostile_client_lines_never_reach_the_server() {
     // A call of a tool the server does not list is refused too.
     let (_, v) = session.call(5, "nonexistent", &json!({}));
     assert_eq!(v["result"]["structuredContent"]["error_code"], "STALE_TOOL_SCHEMA", "{v}");
+    // Its name reaches standard error escaped.
+    let (_, v) = session.call(7, "x\u{1b}]0;owned\u{7}\n::error::forged", &json!({}));
+    assert_eq!(v["result"]["isError"], true, "{v}");
     // And the session still works.
     let (_, echoed) = session.call(6, "echo", &json!({"text": "ok"}));
     assert_eq!(echoed["result"]["content"][0]["text"], "{\"text\": \"ok\"}", "{echoed}");
     no_guard_ids(&session.seen);
-    assert_eq!(session.close().0, 0);
+    let (code, stderr) = session.close();
+    assert_eq!(code, 0);
+    assert!(stderr.contains("`x\\u{1b}]0;owned\\u{7}\\n::error::forged`"), "{stderr}");
+    assert!(!stderr.contains('\u{1b}') && !stderr.lines().any(|l| l.starts_with("::")), "{stderr}");
     let received = std::fs::read_to_string(&log).unwrap();
     let calls: Vec<&str> = received.lines().filter(|l| l.contains("tools/call")).collect();
     assert_eq!(calls.len(), 2, "{received}");

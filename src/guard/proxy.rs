@@ -48,6 +48,8 @@ struct Fetch {
     /// The id of the page request in flight.
     id: String,
     tools: Vec<Value>,
+    /// The size of the pages read so far.
+    bytes: usize,
     cursors: HashSet<String>,
     pages: usize,
     sent: Instant,
@@ -195,6 +197,7 @@ impl Shared {
         st.view = View::Fetching(Fetch {
             id,
             tools: Vec::new(),
+            bytes: 0,
             cursors: HashSet::new(),
             pages: 1,
             sent: Instant::now(),
@@ -283,6 +286,11 @@ impl Shared {
         let Some(Value::Array(tools)) = value.pointer("/result/tools") else {
             return self.fail(&mut st, "the server's tools/list result has no `tools` array");
         };
+        f.bytes = f.bytes.saturating_add(line.len());
+        if f.bytes > self.bounds.max_listing_bytes {
+            let max = self.bounds.max_listing_bytes;
+            return self.fail(&mut st, &format!("the server's tools/list is over {max} bytes"));
+        }
         if f.tools.len().saturating_add(tools.len()) > self.bounds.max_tools {
             let max = self.bounds.max_tools;
             return self.fail(&mut st, &format!("the server lists more than {max} tools"));

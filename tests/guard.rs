@@ -263,6 +263,11 @@ fn a_list_change_mid_session_is_checked_before_the_next_call() {
     assert_eq!(back["result"]["isError"], false, "{back}");
     let (_, again) = session.call(5, "search", &json!({"query": "b"}));
     assert_eq!(again["result"]["isError"], false, "{again}");
+    // A change without a notification: the client's own tools/list makes the guard look again.
+    std::fs::write(&revision, "B\n").unwrap();
+    session.request(6, "tools/list", &json!({}));
+    let (_, refused) = session.call(7, "search", &json!({"query": "c"}));
+    assert_eq!(refused["result"]["structuredContent"]["error_code"], "STALE_TOOL_SCHEMA", "{refused}");
     no_guard_ids(&session.seen);
     assert_eq!(session.close().0, 0);
     assert_eq!(calls_logged(&log), ["search", "switch_revision", "switch_revision", "search"]);
@@ -281,7 +286,8 @@ fn a_list_change_mid_session_is_checked_before_the_next_call() {
             ("switch_revision", "forwarded", 2),
             ("search", "refused", 3),
             ("switch_revision", "forwarded", 4),
-            ("search", "forwarded", 5)
+            ("search", "forwarded", 5),
+            ("search", "refused", 7)
         ]
     );
     let refused = &lines[2];

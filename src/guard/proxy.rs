@@ -262,6 +262,15 @@ impl Shared {
         }
     }
 
+    /// The client lists the tools itself: what it will call next is checked against a fresh listing
+    /// too, even from a server that changes its tools without saying so.
+    fn relist(&self) {
+        let mut st = hold(&self.state);
+        if matches!(st.view, View::Ready(_)) {
+            st.view = View::Stale;
+        }
+    }
+
     fn list_changed(&self) {
         let mut st = hold(&self.state);
         match &mut st.view {
@@ -400,6 +409,10 @@ fn client_loop(shared: &Shared, input: impl Read) {
             }
             Client::Invalid => {
                 shared.to_client(&reply::error(None, -32700, "Parse error"));
+            }
+            Client::List => {
+                shared.relist();
+                shared.to_server(&line);
             }
             Client::Cancel { id } => {
                 shared.cancel(&id);

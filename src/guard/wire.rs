@@ -91,6 +91,8 @@ pub enum Client {
     Reserved { id: Value },
     /// `notifications/cancelled` naming a request id.
     Cancel { id: Value },
+    /// The client's own `tools/list` (forwarded; the guard checks again before the next call).
+    List,
     /// A JSON-RPC batch that calls a tool or uses a reserved id (not forwarded).
     Batch,
     /// Anything else that is JSON: forwarded unchanged.
@@ -124,6 +126,7 @@ fn client_one(m: &Value) -> Client {
             Client::Call { id, name: m.pointer("/params/name").and_then(Value::as_str).map(str::to_owned) }
         }
         (Some(_), Some(id)) if id.as_str().is_some_and(|s| s.starts_with(ID_PREFIX)) => Client::Reserved { id },
+        (Some("tools/list"), Some(_)) => Client::List,
         (Some("notifications/cancelled"), None) => match m.pointer("/params/requestId") {
             Some(id) if !id.is_null() => Client::Cancel { id: id.clone() },
             _ => Client::Other,
@@ -210,6 +213,7 @@ mod tests {
             Client::Reserved { .. }
         ));
         assert!(matches!(client(br#"{"jsonrpc":"2.0","id":"mcp-drift-guard-1","result":{}}"#), Client::Other));
+        assert!(matches!(client(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#), Client::List));
         assert!(matches!(client(br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call"}]"#), Client::Batch));
         assert!(matches!(client(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#), Client::Other));
         assert!(matches!(client(b"{\"id\":1,\"method\":\"tools/call\",\"x\":NaN}"), Client::Invalid));

@@ -491,3 +491,27 @@ fn the_server_exit_code_is_passed_on() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start the server"));
 }
+
+#[test]
+fn what_the_server_left_running_in_its_group_ends_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = fake_lock(dir.path());
+    let pidfile = dir.path().join("pid");
+    let script =
+        format!("sleep 300 </dev/null >/dev/null 2>&1 & echo $! > '{}'; exec {}", pidfile.display(), fake().join(" "));
+    let server = vec!["sh".to_owned(), "-c".to_owned(), script];
+    let mut session = Session::start(&guard(&["--lock", lock.to_str().unwrap()], &server), &[]);
+    session.initialize();
+    let pid = std::fs::read_to_string(&pidfile).unwrap().trim().to_owned();
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')))
+    };
+    assert!(alive(), "the server's background child runs");
+    assert_eq!(session.close().0, 0);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!alive(), "the guard's exit leaves the server's child {pid} running");
+}

@@ -15,6 +15,14 @@ pub enum Error {
     Usage(String),
     /// Every problem found in one configuration file, in file order (at least one).
     Config { file: String, problems: Vec<Problem> },
+    /// A live server failed (`capture`): what it did, already neutral, one or more lines.
+    Server(crate::mcp::Failure),
+}
+
+impl From<crate::mcp::Failure> for Error {
+    fn from(f: crate::mcp::Failure) -> Error {
+        Error::Server(f)
+    }
 }
 
 /// One problem in a configuration file: 1-based line and column, and what is wrong there.
@@ -49,6 +57,8 @@ impl fmt::Display for Error {
                     .collect();
                 return f.write_str(&lines.join("\n"));
             }
+            // Its Display escapes every part that came from the server.
+            Error::Server(failure) => return failure.fmt(f),
         };
         f.write_str(&crate::text::line(&text))
     }

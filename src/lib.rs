@@ -6,6 +6,7 @@
 //! [`names`] (the words of identifiers) sits below both `compare` and `checks`.
 //! Rule metadata lives in `rules/*.md` and is embedded by [`catalog`].
 
+pub mod capture;
 pub mod catalog;
 pub mod checks;
 pub mod compare;
@@ -15,6 +16,7 @@ pub mod guard;
 pub mod lint;
 pub mod load;
 pub mod lock;
+pub mod mcp;
 pub mod meaning;
 pub mod names;
 pub mod policy;

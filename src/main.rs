@@ -72,6 +72,9 @@ enum Command {
     /// Run a stdio MCP server behind the lock: calls of a tool whose contract drifted are answered
     /// with an error result and never reach the server.
     Guard(GuardArgs),
+    /// Start an MCP server (`-- CMD [ARGS...]`, stdio) or reach one (`--url`, streamable HTTP) and write
+    /// its `tools/list` as a canonical snapshot.
+    Capture(CaptureArgs),
     /// List every rule.
     Rules {
         #[arg(long, value_enum, default_value_t = FormatArg::Human)]
@@ -116,6 +119,38 @@ enum BlockOn {
     Error,
     Warning,
     Info,
+}
+
+/// `capture`: which server, where the snapshot goes.
+#[derive(clap::Args)]
+struct CaptureArgs {
+    /// Write the snapshot to FILE (atomically) instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
+    /// Write one `<tool>.snap` file per tool into DIR instead (replacing an earlier capture there).
+    #[arg(long, value_name = "DIR", conflicts_with = "output")]
+    per_tool: Option<std::path::PathBuf>,
+    /// Talk streamable HTTP to the server at this URL instead of starting a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    url: Option<String>,
+    /// An HTTP header for every request (repeatable). Its value is never printed.
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    headers: Vec<String>,
+    /// An HTTP header whose value is read from the environment variable ENVVAR (repeatable).
+    #[arg(long = "header-env", value_name = "NAME=ENVVAR", requires = "url")]
+    header_env: Vec<String>,
+    /// How long each step (initialize, each tools/list page) may take: 30s, 500ms, 2m.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = mcp_drift::capture::plan::parse_timeout)]
+    timeout: std::time::Duration,
+    /// Keep the tools' `_meta` (left out by default: servers put volatile data there).
+    #[arg(long)]
+    keep_meta: bool,
+    /// Do not pass the server's stderr through.
+    #[arg(long)]
+    quiet: bool,
+    /// The stdio server to start: program and arguments, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -458,9 +493,72 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
 
+/// `mcp-drift capture`: validated settings to the library, its outcome to standard error.
+fn capture_command(args: CaptureArgs) -> Result<ExitCode, mcp_drift::Error> {
+    use mcp_drift::capture::plan::{self, Output, Plan, Target};
+    let target = match (args.url, args.command.is_empty()) {
+        (Some(url), true) => {
+            plan::check_url(&url)?;
+            let mut headers = args.headers.iter().map(|h| plan::parse_header(h)).collect::<Result<Vec<_>, _>>()?;
+            for spec in &args.header_env {
+                headers.push(plan::parse_header_env(spec, |k| std::env::var(k).ok())?);
+            }
+            Target::Url { url, headers }
+        }
+        (None, false) => Target::Command(args.command),
+        _ => {
+            return Err(mcp_drift::Error::Usage(
+                "capture needs a server: `capture -- CMD [ARGS...]` or `capture --url URL`".into(),
+            ));
+        }
+    };
+    let output = match (args.output, args.per_tool) {
+        (Some(file), _) => Output::File(file),
+        (None, Some(dir)) => Output::Dir(dir),
+        (None, None) => Output::Stdout,
+    };
+    let shown = match &output {
+        Output::File(p) | Output::Dir(p) => neutral(&p.display()),
+        Output::Stdout => "standard output".into(),
+    };
+    let stderr: Option<mcp_drift::mcp::stdio::StderrSink> =
+        if args.quiet { None } else { Some(Box::new(|line: &str| eprintln!("server: {line}"))) };
+    let done = plan::run(Plan {
+        target,
+        output,
+        keep_meta: args.keep_meta,
+        limits: mcp_drift::capture::Limits::default(),
+        transport: mcp_drift::mcp::Limits { timeout: args.timeout, ..mcp_drift::mcp::Limits::default() },
+        stderr,
+    })?;
+    let server = &done.capture.server;
+    if server.protocol.is_none() {
+        let known: Vec<&str> = Protocol::ALL.iter().map(|p| p.as_str()).collect();
+        eprintln!(
+            "note: the server answered protocol version `{}`, which mcp-drift does not know (it offered {}; it knows {}); the snapshot was taken anyway",
+            neutral(&server.protocol_version),
+            mcp_drift::mcp::newest_protocol().as_str(),
+            known.join(", ")
+        );
+    }
+    if let Some(text) = &done.stdout {
+        print(text)?;
+    }
+    let name = if server.name.is_empty() { "the server".to_owned() } else { format!("`{}`", neutral(&server.name)) };
+    let version = if server.version.is_empty() { String::new() } else { format!(" {}", neutral(&server.version)) };
+    eprintln!(
+        "captured {} tool(s) from {name}{version} (protocol {}, {} page(s)) to {shown}",
+        done.capture.tools.len(),
+        neutral(&server.protocol_version),
+        done.capture.pages,
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
         Command::Guard(args) => guard_command(args),
+        Command::Capture(args) => capture_command(args),
         Command::Diff { old, new, base, report: r, input } => {
             let (old, new) = match (&base, new) {
                 (Some(rev), None) => {

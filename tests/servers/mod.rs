@@ -127,7 +127,12 @@ pub struct HttpServer {
 }
 
 impl HttpServer {
-    fn start(mut cmd: Command, port: u16) -> HttpServer {
+    /// Starts `cmd`, which is to listen on `port`, and waits until it does.
+    ///
+    /// # Panics
+    /// When it cannot be started or does not listen within 30 seconds.
+    #[must_use]
+    pub fn start(mut cmd: Command, port: u16) -> HttpServer {
         let child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("start server");
         let mut server = HttpServer { child, port };
         let deadline = Instant::now() + Duration::from_secs(30);

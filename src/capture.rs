@@ -1,0 +1,298 @@
+//! `capture`: a live server's `tools/list` as a canonical snapshot.
+//!
+//! Takes a [`Session`] (stdio or HTTP) and [`Limits`]; returns a [`Capture`]: every tool of every page
+//! (`nextCursor` followed, a cursor seen before is a loop), sorted by name, `_meta` removed unless it is
+//! kept. [`Capture::text`] is the snapshot as one file (a `tools/list` result, keys sorted, 2-space
+//! indentation, a final newline), [`Capture::files`] the per-tool `.snap` layout that directories load.
+//! Promises: the same server gives the same bytes; no more than [`Limits::max_pages`] pages and
+//! [`Limits::max_tools`] tools; [`write_file`] and [`write_dir`] leave the finished output or nothing.
+
+pub mod plan;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use crate::error::Error;
+use crate::mcp::{Failure, ServerInfo, Session};
+
+/// How far `capture` follows the server.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub max_pages: usize,
+    pub max_tools: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_pages: 1000, max_tools: 10_000 }
+    }
+}
+
+/// A captured server.
+#[derive(Debug)]
+pub struct Capture {
+    pub server: ServerInfo,
+    /// The tools, sorted by name (a tool without a string name sorts first, in server order).
+    pub tools: Vec<Value>,
+    pub pages: usize,
+}
+
+/// `initialize`, then every page of `tools/list`.
+///
+/// # Errors
+/// Every [`Failure`] of the session, a page without a `tools` array, a cursor loop, too many pages or
+/// tools.
+pub fn capture(session: &mut Session, limits: Limits, keep_meta: bool) -> Result<Capture, Failure> {
+    let server = session.initialize()?;
+    let mut tools = Vec::new();
+    let mut seen = HashSet::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        if pages == limits.max_pages {
+            return Err(Failure::TooMany { what: "pages of tools".into(), limit: limits.max_pages });
+        }
+        pages += 1;
+        let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
+        let result = session.request("tools/list", params)?;
+        let Value::Object(mut page) = result else {
+            return Err(page_problem(pages, "is not an object"));
+        };
+        let Some(Value::Array(list)) = page.remove("tools") else {
+            return Err(page_problem(pages, "has no `tools` array"));
+        };
+        if tools.len() + list.len() > limits.max_tools {
+            return Err(Failure::TooMany { what: "tools".into(), limit: limits.max_tools });
+        }
+        tools.extend(list);
+        match page.remove("nextCursor") {
+            Some(Value::String(next)) if !next.is_empty() => {
+                if let Some(c) = cursor.take() {
+                    seen.insert(c);
+                }
+                if seen.contains(&next) {
+                    return Err(Failure::CursorLoop { page: pages, cursor: next });
+                }
+                cursor = Some(next);
+            }
+            None | Some(Value::Null | Value::String(_)) => break,
+            Some(other) => {
+                return Err(page_problem(pages, &format!("has a `nextCursor` that is {}", crate::mcp::kind(&other))));
+            }
+        }
+    }
+    if !keep_meta {
+        for tool in &mut tools {
+            if let Value::Object(t) = tool {
+                t.remove("_meta");
+            }
+        }
+    }
+    tools.sort_by(|a, b| name_of(a).cmp(&name_of(b)));
+    Ok(Capture { server, tools, pages })
+}
+
+fn page_problem(page: usize, what: &str) -> Failure {
+    Failure::Protocol { step: "tools/list".into(), message: format!("page {page} of the result {what}") }
+}
+
+fn name_of(tool: &Value) -> Option<&str> {
+    tool.get("name").and_then(Value::as_str)
+}
+
+/// The canonical text of a JSON value: keys sorted, 2-space indentation, a final newline.
+fn canonical(value: &Value) -> String {
+    // `serde_json` keeps object keys in a sorted map (no `preserve_order`): sorted output comes free,
+    // and a unit test holds it.
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+impl Capture {
+    /// The snapshot as one file: `{"tools": [...]}`.
+    #[must_use]
+    pub fn text(&self) -> String {
+        let mut result = Map::new();
+        result.insert("tools".into(), Value::Array(self.tools.clone()));
+        canonical(&Value::Object(result))
+    }
+
+    /// The snapshot as `(file name, contents)`, one `.snap` file per tool. A name that is not a safe
+    /// file name is spelled with `%XX` escapes (and cut, with a hash, past 150 bytes); a second tool of
+    /// the same name gets `~2`, `~3` (the directory loader keys those by path, as variants).
+    #[must_use]
+    pub fn files(&self) -> Vec<(String, String)> {
+        let mut taken: BTreeMap<String, usize> = BTreeMap::new();
+        self.tools
+            .iter()
+            .map(|tool| {
+                let stem = file_stem(name_of(tool).unwrap_or("unnamed"));
+                let n = taken.entry(stem.clone()).or_insert(0);
+                *n += 1;
+                let stem = if *n == 1 { stem } else { format!("{stem}~{n}") };
+                (format!("{stem}.snap"), canonical(tool))
+            })
+            .collect()
+    }
+}
+
+/// A tool name as a file stem that is safe on every common file system and cannot leave the
+/// directory: `[A-Za-z0-9_-]` and inner dots kept, every other byte `%XX`.
+#[must_use]
+pub fn file_stem(name: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for (i, b) in name.bytes().enumerate() {
+        let keep = b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || (b == b'.' && i > 0);
+        if keep {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    if out.is_empty() {
+        out.push_str("%00empty");
+    }
+    if out.len() > 150 {
+        use sha2::Digest as _;
+        let digest = sha2::Sha256::digest(name.as_bytes())[..6].iter().fold(String::new(), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        });
+        out.truncate(out.floor_char_boundary(120));
+        out.push('~');
+        out.push_str(&digest);
+    }
+    out
+}
+
+/// Writes `text` to `path` atomically (a finished file or the old one).
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn write_file(path: &Path, text: &str) -> Result<(), Error> {
+    crate::policy::write_atomically(path, text)
+}
+
+/// Makes `dir` hold exactly `files`: written into a new directory beside it, which then takes its
+/// place. An existing `dir` must be a directory of `.snap` files only (an earlier capture).
+///
+/// # Errors
+/// When `dir` holds anything else, or the files cannot be written.
+pub fn write_dir(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
+    let io = |p: &Path, e: &std::io::Error| Error::Io { path: p.display().to_string(), message: e.to_string() };
+    let shown = dir.display().to_string();
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => {
+            for entry in std::fs::read_dir(dir).map_err(|e| io(dir, &e))? {
+                let entry = entry.map_err(|e| io(dir, &e))?;
+                let is_snap = entry.file_type().is_ok_and(|t| t.is_file())
+                    && Path::new(&entry.file_name()).extension().is_some_and(|x| x == "snap");
+                if !is_snap {
+                    return Err(Error::Usage(format!(
+                        "--per-tool {shown}: the directory holds `{}`, which is not a .snap file of an earlier capture; give an empty or new directory",
+                        entry.file_name().to_string_lossy()
+                    )));
+                }
+            }
+        }
+        Ok(_) => return Err(Error::Usage(format!("--per-tool {shown}: exists and is not a directory"))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io(dir, &e)),
+    }
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let fresh =
+        tempfile::Builder::new().prefix(".mcp-drift-capture-").tempdir_in(parent).map_err(|e| io(parent, &e))?;
+    for (name, text) in files {
+        let path = fresh.path().join(name);
+        std::fs::write(&path, text).map_err(|e| io(&path, &e))?;
+    }
+    // The old directory steps aside, the new one takes its name, the old one goes.
+    let old: Option<PathBuf> = if dir.exists() {
+        let aside =
+            tempfile::Builder::new().prefix(".mcp-drift-old-").tempdir_in(parent).map_err(|e| io(parent, &e))?;
+        let aside = aside.keep();
+        std::fs::remove_dir(&aside).map_err(|e| io(&aside, &e))?;
+        std::fs::rename(dir, &aside).map_err(|e| io(dir, &e))?;
+        Some(aside)
+    } else {
+        None
+    };
+    let fresh = fresh.keep();
+    if let Err(e) = std::fs::rename(&fresh, dir) {
+        if let Some(old) = &old {
+            let _ = std::fs::rename(old, dir);
+        }
+        let _ = std::fs::remove_dir_all(&fresh);
+        return Err(io(dir, &e));
+    }
+    if let Some(old) = old {
+        let _ = std::fs::remove_dir_all(old);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture_of(tools: Value) -> Capture {
+        let server = ServerInfo {
+            name: String::new(),
+            version: String::new(),
+            protocol_version: String::new(),
+            protocol: None,
+            result: Value::Null,
+        };
+        let Value::Array(tools) = tools else { unreachable!("an array") };
+        Capture { server, tools, pages: 1 }
+    }
+
+    #[test]
+    fn text_is_sorted_indented_and_ends_with_a_newline() {
+        let c = capture_of(json!([{"name": "b", "inputSchema": {"type": "object", "a": 1}}]));
+        assert_eq!(
+            c.text(),
+            "{\n  \"tools\": [\n    {\n      \"inputSchema\": {\n        \"a\": 1,\n        \"type\": \"object\"\n      },\n      \"name\": \"b\"\n    }\n  ]\n}\n"
+        );
+    }
+
+    #[test]
+    fn hostile_names_stay_inside_the_directory() {
+        assert_eq!(file_stem("get_me"), "get_me");
+        assert_eq!(file_stem("a.b"), "a.b");
+        assert_eq!(file_stem("../../etc/passwd"), "%2E.%2F..%2Fetc%2Fpasswd");
+        assert_eq!(file_stem(".hidden"), "%2Ehidden");
+        assert_eq!(file_stem(""), "%00empty");
+        assert_eq!(file_stem("a\u{0}b c"), "a%00b%20c");
+        let long = file_stem(&"x".repeat(400));
+        assert!(long.len() < 150 && long.starts_with("xxx"), "{long}");
+        assert_ne!(long, file_stem(&"x".repeat(401)));
+    }
+
+    #[test]
+    fn repeated_names_get_numbered_files() {
+        let c = capture_of(json!([{"name": "a"}, {"name": "a"}, {"name": "b"}]));
+        let names: Vec<String> = c.files().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["a.snap", "a~2.snap", "b.snap"]);
+    }
+
+    #[test]
+    fn write_dir_replaces_an_earlier_capture_and_refuses_other_directories() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("snaps");
+        write_dir(&dir, &[("a.snap".into(), "1".into()), ("b.snap".into(), "2".into())]).unwrap();
+        write_dir(&dir, &[("a.snap".into(), "3".into())]).unwrap();
+        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["a.snap"]);
+        assert_eq!(std::fs::read_to_string(dir.join("a.snap")).unwrap(), "3");
+        std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+        assert!(matches!(write_dir(&dir, &[]), Err(Error::Usage(_))));
+        assert!(dir.join("notes.txt").exists());
+        // Nothing is left beside it.
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1);
+    }
+}

@@ -515,3 +515,64 @@ fn what_the_server_left_running_in_its_group_ends_with_it() {
     }
     assert!(!alive(), "the guard's exit leaves the server's child {pid} running");
 }
+
+#[test]
+fn calls_that_wait_for_the_check_keep_their_order_and_can_be_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = fake_lock(dir.path());
+    let log = dir.path().join("received.log");
+    let audit = dir.path().join("audit.jsonl");
+    let args = ["--lock", lock.to_str().unwrap(), "--audit", audit.to_str().unwrap()];
+    let mut session = Session::start(&guard(&args, &fake()), &[("FAKE_LOG", log.as_path())]);
+    session.initialize();
+    // All sent before the guard's own listing (two pages) can have come back.
+    for i in 1..=5 {
+        session.send(&json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "echo", "arguments": {"n": i}}}));
+    }
+    for i in 1..=5 {
+        let (_, v) = session.response(&json!(i));
+        assert_eq!(v["result"]["content"][0]["text"], format!("{{\"n\": {i}}}"), "{v}");
+    }
+    assert_eq!(session.close().0, 0);
+    let received = std::fs::read_to_string(&log).unwrap();
+    let order: Vec<i64> = received
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["method"] == "tools/call")
+        .map(|v| v["params"]["arguments"]["n"].as_i64().unwrap())
+        .collect();
+    assert_eq!(order, [1, 2, 3, 4, 5]);
+
+    // A call that still waits (the server never answers the guard's listing) is dropped when cancelled.
+    let silent = PathBuf::from("silent");
+    let args = ["--lock", lock.to_str().unwrap(), "--audit", audit.to_str().unwrap(), "--timeout", "1"];
+    let mut session =
+        Session::start(&guard(&args, &fake()), &[("FAKE_MODE", silent.as_path()), ("FAKE_LOG", log.as_path())]);
+    session.initialize();
+    session.send(
+        &json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}),
+    );
+    session.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 10}}));
+    session.send(
+        &json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}),
+    );
+    let (_, v) = session.response(&json!(11));
+    assert_eq!(v["result"]["structuredContent"]["error_code"], "TOOL_CHECK_FAILED", "{v}");
+    assert_eq!(session.close().0, 0);
+    assert!(!session_saw_id(&log, 10), "a cancelled call reached the server");
+    let audit = std::fs::read_to_string(&audit).unwrap();
+    let last: Vec<Value> = audit.lines().rev().take(2).map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(last[1]["id"], 10);
+    assert_eq!(last[1]["reason"], "cancelled by the client while waiting");
+    assert_eq!(last[0]["id"], 11);
+    assert_eq!(last[0]["decision"], "refused");
+}
+
+/// Whether the server received a tools/call with this id.
+fn session_saw_id(log: &Path, id: i64) -> bool {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .any(|v| v["method"] == "tools/call" && v["id"] == id)
+}

@@ -174,7 +174,12 @@ impl Shared {
         if !forwarded {
             let rules = verdict.rules().join(", ");
             let rules = if rules.is_empty() { String::new() } else { format!(" ({rules})") };
-            (self.notice)(&format!("refused tools/call `{}`: its contract differs from the lock{rules}", p.tool));
+            let why = match (&verdict.problem, &verdict.locked) {
+                (Some(problem), _) => problem.as_str(),
+                (None, None) => "it is not in the lock",
+                (None, Some(_)) => "its contract differs from the lock",
+            };
+            (self.notice)(&format!("refused tools/call `{}`: {why}{rules}", p.tool));
         }
         self.record(&reply::Audit {
             tool: &p.tool,
@@ -247,18 +252,16 @@ impl Shared {
         if let Some(at) = st.queue.iter().position(|p| p.id.as_ref() == Some(id))
             && let Some(p) = st.queue.remove(at)
         {
-            {
-                st.queued_bytes = st.queued_bytes.saturating_sub(p.line.len());
-                self.record(&reply::Audit {
-                    tool: &p.tool,
-                    id: p.id.as_ref(),
-                    forwarded: false,
-                    locked: self.lock.file.tools.get(&p.tool).map(|t| t.sha256.as_str()),
-                    current: None,
-                    rules: Vec::new(),
-                    reason: Some("cancelled by the client while waiting"),
-                });
-            }
+            st.queued_bytes = st.queued_bytes.saturating_sub(p.line.len());
+            self.record(&reply::Audit {
+                tool: &p.tool,
+                id: p.id.as_ref(),
+                forwarded: false,
+                locked: self.lock.file.tools.get(&p.tool).map(|t| t.sha256.as_str()),
+                current: None,
+                rules: Vec::new(),
+                reason: Some("cancelled by the client while waiting"),
+            });
         }
     }
 

@@ -103,9 +103,9 @@ struct GuardArgs {
     /// the contract hash refuses].
     #[arg(long, value_enum, value_name = "SEVERITY")]
     block_on: Option<BlockOn>,
-    /// How long the server may take to answer one page of the guard's own tools/list, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
-    timeout: f64,
+    /// How long the server may take to answer one page of the guard's own tools/list: 30s, 500ms, 2m.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = mcp_drift::capture::plan::parse_timeout)]
+    timeout: std::time::Duration,
     /// The longest message read from the client or the server (e.g. 64MiB).
     #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "64MiB")]
     max_message_bytes: u64,
@@ -468,9 +468,6 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 86_400.0) {
-        return Err(mcp_drift::Error::Usage("--timeout takes a number of seconds between 0 and 86400".into()));
-    }
     let block_on = args.block_on.map(|b| match b {
         BlockOn::Error => Severity::Error,
         BlockOn::Warning => Severity::Warning,
@@ -478,7 +475,7 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
     });
     let bounds = mcp_drift::guard::Bounds {
         max_message_bytes: usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX),
-        timeout: std::time::Duration::from_secs_f64(args.timeout),
+        timeout: args.timeout,
         ..mcp_drift::guard::Bounds::default()
     };
     let options = mcp_drift::guard::Options {

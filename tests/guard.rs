@@ -451,7 +451,7 @@ fn a_listing_that_loops_or_never_comes_refuses_calls_it_cannot_check() {
     let log = dir.path().join("received.log");
     for (mode, reason) in [("loop", "loop back to a cursor"), ("silent", "did not answer tools/list within 0.5 s")] {
         let m = PathBuf::from(mode);
-        let args = ["--lock", lock.to_str().unwrap(), "--timeout", "0.5"];
+        let args = ["--lock", lock.to_str().unwrap(), "--timeout", "500ms"];
         let mut session =
             Session::start(&guard(&args, &fake()), &[("FAKE_MODE", m.as_path()), ("FAKE_LOG", log.as_path())]);
         session.initialize();

@@ -576,3 +576,27 @@ fn session_saw_id(log: &Path, id: i64) -> bool {
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .any(|v| v["method"] == "tools/call" && v["id"] == id)
 }
+
+#[test]
+fn at_most_256_calls_wait_for_the_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = fake_lock(dir.path());
+    let silent = PathBuf::from("silent");
+    let args = ["--lock", lock.to_str().unwrap(), "--timeout", "60s"];
+    let mut session = Session::start(&guard(&args, &fake()), &[("FAKE_MODE", silent.as_path())]);
+    session.initialize();
+    let mut burst = String::new();
+    for i in 1..=257 {
+        burst.push_str(&format!(
+            "{}\n",
+            json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "echo", "arguments": {}}})
+        ));
+    }
+    session.send_raw(burst.as_bytes());
+    // The 257th is answered at once; the others still wait.
+    let (_, v) = session.response(&json!(257));
+    assert_eq!(v["result"]["structuredContent"]["error_code"], "TOOL_CHECK_FAILED", "{v}");
+    assert!(v["result"]["structuredContent"]["reason"].as_str().unwrap().contains("too many calls"), "{v}");
+    assert_eq!(session.seen.len(), 2, "only initialize and the 257th were answered");
+    assert_eq!(session.close().0, 0);
+}

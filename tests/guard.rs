@@ -587,10 +587,10 @@ fn at_most_256_calls_wait_for_the_check() {
     session.initialize();
     let mut burst = String::new();
     for i in 1..=257 {
-        burst.push_str(&format!(
-            "{}\n",
-            json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "echo", "arguments": {}}})
-        ));
+        let call =
+            json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "echo", "arguments": {}}});
+        burst.push_str(&call.to_string());
+        burst.push('\n');
     }
     session.send_raw(burst.as_bytes());
     // The 257th is answered at once; the others still wait.

@@ -12,6 +12,7 @@ pub mod checks;
 pub mod compare;
 pub mod decide;
 pub mod error;
+pub mod guard;
 pub mod lint;
 pub mod load;
 pub mod lock;

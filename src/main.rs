@@ -69,6 +69,9 @@ enum Command {
         #[command(flatten)]
         input: InputArgs,
     },
+    /// Run a stdio MCP server behind the lock: calls of a tool whose contract drifted are answered
+    /// with an error result and never reach the server.
+    Guard(GuardArgs),
     /// Start an MCP server (`-- CMD [ARGS...]`, stdio) or reach one (`--url`, streamable HTTP) and write
     /// its `tools/list` as a canonical snapshot.
     Capture(CaptureArgs),
@@ -82,6 +85,40 @@ enum Command {
         /// A rule id, e.g. `input-required-added`.
         rule: String,
     },
+}
+
+/// `mcp-drift guard [OPTIONS] -- CMD [ARGS...]`.
+#[derive(clap::Args)]
+struct GuardArgs {
+    /// The lock the server's tools are checked against.
+    #[arg(long, default_value = mcp_drift::lock::LOCK_FILE)]
+    lock: std::path::PathBuf,
+    /// Append one JSON line per tools/call here (time, tool, hashes, decision, request id).
+    #[arg(long, value_name = "FILE")]
+    audit: Option<std::path::PathBuf>,
+    /// Forward calls whose drift is only findings of these rules (repeatable, or comma-separated).
+    #[arg(long, value_name = "RULE", num_args = 1.., value_delimiter = ',')]
+    allow_drift: Vec<String>,
+    /// Refuse a drifted tool's calls only for findings at or above this severity [default: any change of
+    /// the contract hash refuses].
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    block_on: Option<BlockOn>,
+    /// How long the server may take to answer one page of the guard's own tools/list: 30s, 500ms, 2m.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = mcp_drift::capture::plan::parse_timeout)]
+    timeout: std::time::Duration,
+    /// The longest message read from the client or the server (e.g. 64MiB).
+    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "64MiB")]
+    max_message_bytes: u64,
+    /// The server's command line.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<std::ffi::OsString>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum BlockOn {
+    Error,
+    Warning,
+    Info,
 }
 
 /// `capture`: which server, where the snapshot goes.
@@ -417,6 +454,42 @@ fn lock_command(snapshot: &str, output: &std::path::Path, input: &InputArgs) -> 
     Ok(ExitCode::SUCCESS)
 }
 
+/// `mcp-drift guard`: the settings, then the session; the exit code is the server's.
+fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
+    let allow = args
+        .allow_drift
+        .iter()
+        .map(|r| {
+            RuleId::from_id(r).ok_or_else(|| {
+                let hint = mcp_drift::catalog::closest(r).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+                mcp_drift::Error::Usage(format!(
+                    "--allow-drift: unknown rule `{r}`{hint} (`mcp-drift rules` lists them)"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let block_on = args.block_on.map(|b| match b {
+        BlockOn::Error => Severity::Error,
+        BlockOn::Warning => Severity::Warning,
+        BlockOn::Info => Severity::Info,
+    });
+    let bounds = mcp_drift::guard::Bounds {
+        max_message_bytes: usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX),
+        timeout: args.timeout,
+        ..mcp_drift::guard::Bounds::default()
+    };
+    let options = mcp_drift::guard::Options {
+        lock: args.lock,
+        audit: args.audit,
+        policy: mcp_drift::guard::Policy { allow, block_on },
+        command: args.command,
+        bounds,
+    };
+    let notice: mcp_drift::guard::Notice = std::sync::Arc::new(|s: &str| eprintln!("mcp-drift guard: {}", neutral(&s)));
+    let code = mcp_drift::guard::run(options, std::io::stdin(), std::io::stdout(), notice)?;
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
 /// `mcp-drift capture`: validated settings to the library, its outcome to standard error.
 fn capture_command(args: CaptureArgs) -> Result<ExitCode, mcp_drift::Error> {
     use mcp_drift::capture::plan::{self, Output, Plan, Target};
@@ -481,6 +554,7 @@ fn capture_command(args: CaptureArgs) -> Result<ExitCode, mcp_drift::Error> {
 
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
+        Command::Guard(args) => guard_command(args),
         Command::Capture(args) => capture_command(args),
         Command::Diff { old, new, base, report: r, input } => {
             let (old, new) = match (&base, new) {

@@ -1,0 +1,111 @@
+//! `mcp-drift guard`: the lock enforced at run time. Takes the lock, the policy and a stdio server's
+//! command line; sits between an MCP client (the caller's streams) and the server it spawns, and
+//! returns the server's exit code when the session ends.
+//!
+//! Every message passes unchanged, byte for byte, except that a `tools/call` of a tool whose contract
+//! drifted from the lock is answered by the guard (`isError: true`, `error_code: "STALE_TOOL_SCHEMA"`)
+//! and never reaches the server. Before the first call, and after every
+//! `notifications/tools/list_changed`, the guard lists the tools itself (every page, ids of its own)
+//! and checks them ([`check`]); calls wait meanwhile. The parts: [`wire`] (framing and message kinds),
+//! [`check`] (verdicts), [`reply`] (what the guard writes itself), `proxy` (the threads), `process`
+//! (the child).
+//!
+//! Promises: nothing the peers send can make it panic or hold more than a few messages of at most
+//! [`Bounds::max_message_bytes`] each; notices go to the caller's [`Notice`] as plain text (the
+//! caller escapes them), never to the client's stream.
+
+pub mod check;
+mod process;
+mod proxy;
+pub mod reply;
+pub mod wire;
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use check::Policy;
+
+use crate::error::Error;
+
+/// Where notices about the session go (one line of plain, unescaped text each).
+pub type Notice = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// How much the guard holds and how long it waits.
+#[derive(Clone, Debug)]
+pub struct Bounds {
+    /// The longest message (one line) read from either side.
+    pub max_message_bytes: usize,
+    /// Calls that may wait for a `tools/list` check at once.
+    pub max_queued_calls: usize,
+    /// Their total size.
+    pub max_queued_bytes: usize,
+    /// How long one `tools/list` page may take.
+    pub timeout: Duration,
+    pub max_pages: usize,
+    pub max_tools: usize,
+    /// The total size of one listing's pages (what is held, then checked, at once).
+    pub max_listing_bytes: usize,
+    /// How long the server gets to exit after its input closes, and again after SIGTERM.
+    pub grace: Duration,
+    /// The most bytes read from the lock file.
+    pub max_lock_bytes: u64,
+}
+
+impl Default for Bounds {
+    fn default() -> Bounds {
+        Bounds {
+            max_message_bytes: 64 << 20,
+            max_queued_calls: 256,
+            max_queued_bytes: 64 << 20,
+            timeout: Duration::from_secs(30),
+            max_pages: 1000,
+            max_tools: 100_000,
+            max_listing_bytes: 256 << 20,
+            grace: Duration::from_secs(2),
+            max_lock_bytes: 256 << 20,
+        }
+    }
+}
+
+/// One guard session's settings.
+pub struct Options {
+    pub lock: PathBuf,
+    /// Append one JSON line per call here.
+    pub audit: Option<PathBuf>,
+    pub policy: Policy,
+    /// The server's program and arguments.
+    pub command: Vec<OsString>,
+    pub bounds: Bounds,
+}
+
+/// Reads the lock, opens the audit log, starts the server and proxies until the session ends.
+///
+/// # Errors
+/// Before the server starts: a missing or corrupt lock, an audit log that cannot be opened, a server
+/// that cannot be started. Once it runs, nothing is an error: the result is its exit code.
+pub fn run(
+    options: Options,
+    client_in: impl Read + Send + 'static,
+    client_out: impl Write + Send + 'static,
+    notice: Notice,
+) -> Result<i32, Error> {
+    let lock =
+        check::Lock::read(&options.lock, crate::load::Limits { max_input_bytes: options.bounds.max_lock_bytes })?;
+    let audit = match &options.audit {
+        Some(path) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| Error::Io { path: path.display().to_string(), message: e.to_string() })?,
+        ),
+        None => None,
+    };
+    let (server, server_in, server_out) = process::spawn(&options.command)?;
+    let shared =
+        proxy::Shared::new(lock, options.policy, options.bounds, audit, server_in, Box::new(client_out), notice);
+    Ok(proxy::run(shared, server, server_out, client_in))
+}

@@ -1,0 +1,259 @@
+//! The guard's judgement of one `tools/list`: takes the lock (read once at start) and the tools the
+//! server lists now, returns per tool name its locked and current contract hash, the `diff` findings
+//! that explain a difference (rule, severity, one-line message), and whether a call of it is blocked
+//! under the team's policy (`--allow-drift`, `--block-on`).
+//!
+//! Promises: a tool is drifted exactly when its hash (`lock::hash` of `lock::contract`) differs from
+//! its locked one, or it is not in the lock; with no policy flags every drifted tool is blocked; a
+//! drift that no finding explains, a tool whose definition cannot be hashed (no object `inputSchema`,
+//! a repeated name) and a tool the server no longer lists are always blocked. Never panics on any
+//! `tools/list` content: the diff engine's own bounds apply.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::catalog::{RuleId, Severity};
+use crate::error::Error;
+use crate::load::Sources;
+use crate::lock::{self, LockFile};
+
+/// The lock, as read once when the guard starts.
+#[derive(Debug)]
+pub struct Lock {
+    pub file: LockFile,
+    text: String,
+    path: std::path::PathBuf,
+    /// The name shown in refusals (the path as given).
+    pub name: String,
+}
+
+impl Lock {
+    /// Reads and checks the lock (a corrupt hash is an error, as for `verify`).
+    ///
+    /// # Errors
+    /// A missing, unreadable or corrupt lock.
+    pub fn read(path: &Path, limits: crate::load::Limits) -> Result<Lock, Error> {
+        let (file, text) = lock::read_text(path, limits)?;
+        Ok(Lock { file, text, path: path.to_owned(), name: path.display().to_string() })
+    }
+}
+
+/// Which drift a team accepts: `allow` rules never block; with `block_on`, only findings at or above
+/// it block; with neither, every drift blocks.
+#[derive(Clone, Debug, Default)]
+pub struct Policy {
+    pub allow: Vec<RuleId>,
+    pub block_on: Option<Severity>,
+}
+
+/// One finding of the diff between the locked and the current contract.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub rule: RuleId,
+    pub severity: Severity,
+    pub message: String,
+}
+
+/// What the guard knows of one tool name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// The hash in the lock (`None`: not locked).
+    pub locked: Option<String>,
+    /// The hash of the listed contract (`None`: not listed, or not hashable).
+    pub current: Option<String>,
+    pub changes: Vec<Change>,
+    /// Why the tool cannot be judged by its findings alone (not listed, not hashable), when so.
+    pub problem: Option<String>,
+    pub blocked: bool,
+}
+
+impl Verdict {
+    /// The rule ids of the changes, sorted, once each.
+    #[must_use]
+    pub fn rules(&self) -> Vec<&'static str> {
+        let set: BTreeSet<&'static str> = self.changes.iter().map(|c| c.rule.as_str()).collect();
+        set.into_iter().collect()
+    }
+}
+
+/// The verdicts of one `tools/list`, by published tool name.
+#[derive(Debug, Default)]
+pub struct Checked {
+    tools: BTreeMap<String, Verdict>,
+    /// Findings by tool name, for tools the server no longer lists.
+    gone: BTreeMap<String, Vec<Change>>,
+    locked: BTreeMap<String, String>,
+}
+
+impl Checked {
+    /// The verdict for a call of `name`: a tool the server does not list is blocked.
+    #[must_use]
+    pub fn verdict(&self, name: &str) -> Verdict {
+        if let Some(v) = self.tools.get(name) {
+            return v.clone();
+        }
+        Verdict {
+            locked: self.locked.get(name).cloned(),
+            current: None,
+            changes: self.gone.get(name).cloned().unwrap_or_default(),
+            problem: Some("the server's tools/list does not list it".into()),
+            blocked: true,
+        }
+    }
+
+    /// How many listed tools are drifted, and how many of those are blocked.
+    #[must_use]
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let drifted = self.tools.values().filter(|v| v.locked != v.current).count();
+        let blocked = self.tools.values().filter(|v| v.blocked).count();
+        (self.tools.len(), drifted, blocked)
+    }
+}
+
+/// Judges `tools` (the concatenated `tools` arrays of every `tools/list` page) against the lock.
+#[must_use]
+pub fn check(lock: &Lock, tools: &[Value], policy: &Policy) -> Checked {
+    let locked: BTreeMap<String, String> = lock.file.tools.iter().map(|(n, t)| (n.clone(), t.sha256.clone())).collect();
+    let mut checked = Checked { locked: locked.clone(), ..Checked::default() };
+    let mut sources = Sources::default();
+    // `Lock::read` accepted this text, so this does not fail; if it did, nothing is judged and every
+    // call is blocked as unlisted.
+    let Ok(old) = lock::locked_snapshot(lock.text.clone(), &lock.path, &mut sources) else { return checked };
+    let listing = serde_json::json!({ "tools": tools });
+    let bytes = serde_json::to_vec(&listing).unwrap_or_default();
+    let Ok(new) = crate::load::load_bytes("tools/list", bytes, &mut sources) else { return checked };
+    let current = lock::lock(&new);
+    // Tools that cannot be hashed: blocked by name, whatever their findings.
+    let mut problems: BTreeMap<String, String> = BTreeMap::new();
+    for p in &new.problems {
+        let name = p.tool.published_name();
+        if !name.is_empty() {
+            problems
+                .entry(name.to_owned())
+                .or_insert_with(|| format!("its definition cannot be checked: {}", p.detail));
+        }
+    }
+    let analysis = crate::analyze(sources, old, new);
+    let mut by_tool: BTreeMap<String, Vec<Change>> = BTreeMap::new();
+    for f in &analysis.findings {
+        let change = Change { rule: f.rule, severity: f.severity, message: f.message.clone() };
+        by_tool.entry(f.tool.clone()).or_default().push(change.clone());
+        // A renamed tool: a call of its old name sees the rename too.
+        if f.rule == RuleId::ToolRenamed
+            && let Some(from) = &f.from
+        {
+            by_tool.entry(from.clone()).or_default().push(change);
+        }
+    }
+    for (name, tool) in &current.tools {
+        let locked_hash = locked.get(name).cloned();
+        let changes = if locked_hash.as_deref() == Some(tool.sha256.as_str()) {
+            Vec::new()
+        } else {
+            by_tool.get(name).cloned().unwrap_or_default()
+        };
+        let problem = problems.remove(name);
+        let mut verdict =
+            Verdict { locked: locked_hash, current: Some(tool.sha256.clone()), changes, problem, blocked: false };
+        verdict.blocked = blocks(&verdict, policy);
+        checked.tools.insert(name.clone(), verdict);
+    }
+    for (name, problem) in problems {
+        let verdict = Verdict {
+            locked: locked.get(&name).cloned(),
+            current: None,
+            changes: by_tool.get(&name).cloned().unwrap_or_default(),
+            problem: Some(problem),
+            blocked: true,
+        };
+        checked.tools.insert(name, verdict);
+    }
+    for (name, changes) in by_tool {
+        if !checked.tools.contains_key(&name) {
+            checked.gone.insert(name, changes);
+        }
+    }
+    checked
+}
+
+/// The policy's decision for a listed tool.
+fn blocks(v: &Verdict, policy: &Policy) -> bool {
+    if v.problem.is_some() || v.current.is_none() {
+        return true;
+    }
+    if v.locked == v.current {
+        return false;
+    }
+    // A drift no finding explains cannot be judged by rule or severity.
+    if v.changes.is_empty() {
+        return true;
+    }
+    v.changes.iter().any(|c| !policy.allow.contains(&c.rule) && policy.block_on.is_none_or(|t| c.severity >= t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn lock_of(tools: &Value) -> Lock {
+        let dir = tempfile::tempdir().unwrap();
+        let snap = dir.path().join("tools.json");
+        std::fs::write(&snap, tools.to_string()).unwrap();
+        let mut sources = Sources::default();
+        let s = crate::load::load_bytes("tools.json", tools.to_string().into_bytes(), &mut sources).unwrap();
+        let path = dir.path().join("mcp-tools.lock");
+        std::fs::write(&path, lock::to_text(&lock::lock(&s))).unwrap();
+        Lock::read(&path, crate::load::Limits::default()).unwrap()
+    }
+
+    fn tool(name: &str, description: &str, required: &[&str]) -> Value {
+        json!({"name": name, "description": description, "inputSchema": {
+            "type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}, "required": required}})
+    }
+
+    #[test]
+    fn unchanged_tools_pass_and_drifted_ones_are_explained() {
+        let lock = lock_of(&json!({"tools": [tool("a", "Search.", &[]), tool("b", "Echo.", &[])]}));
+        let checked = check(&lock, &[tool("a", "Search.", &["n"]), tool("b", "Echo.", &[])], &Policy::default());
+        let b = checked.verdict("b");
+        assert!(!b.blocked && b.locked == b.current && b.changes.is_empty(), "{b:?}");
+        let a = checked.verdict("a");
+        assert!(a.blocked && a.locked != a.current, "{a:?}");
+        assert_eq!(a.rules(), vec!["input-required-added"]);
+        assert_eq!(checked.counts(), (2, 1, 1));
+    }
+
+    #[test]
+    fn unlocked_unlisted_and_unhashable_tools_are_blocked() {
+        let lock = lock_of(&json!({"tools": [tool("a", "Search.", &[]), tool("gone", "Old.", &[])]}));
+        let broken = json!({"name": "c", "inputSchema": null});
+        let checked = check(&lock, &[tool("a", "Search.", &[]), tool("new", "New.", &[]), broken], &Policy::default());
+        assert!(!checked.verdict("a").blocked);
+        let new = checked.verdict("new");
+        assert!(new.blocked && new.locked.is_none() && new.current.is_some(), "{new:?}");
+        let gone = checked.verdict("gone");
+        assert!(gone.blocked && gone.current.is_none() && gone.rules() == vec!["tool-removed"], "{gone:?}");
+        let c = checked.verdict("c");
+        assert!(c.blocked && c.problem.is_some(), "{c:?}");
+        assert!(checked.verdict("never-heard-of").blocked);
+    }
+
+    #[test]
+    fn policy_lets_accepted_drift_through() {
+        let lock = lock_of(&json!({"tools": [tool("a", "Search the issues of the project.", &[])]}));
+        let reworded = vec![tool("a", "Search the project's issues.", &[])];
+        let required = vec![tool("a", "Search the issues of the project.", &["n"])];
+        let default = Policy::default();
+        assert!(check(&lock, &reworded, &default).verdict("a").blocked, "any hash change blocks by default");
+        let warning = Policy { allow: vec![], block_on: Some(Severity::Warning) };
+        let v = check(&lock, &reworded, &warning).verdict("a");
+        assert!(!v.blocked, "an info finding is below --block-on warning: {v:?}");
+        assert!(check(&lock, &required, &warning).verdict("a").blocked);
+        let allow = Policy { allow: vec![RuleId::InputRequiredAdded], block_on: None };
+        assert!(!check(&lock, &required, &allow).verdict("a").blocked);
+        assert!(check(&lock, &reworded, &allow).verdict("a").blocked, "only the allowed rule passes");
+    }
+}

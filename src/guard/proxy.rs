@@ -1,0 +1,509 @@
+//! The proxy itself: one thread reads the client, one reads the server, and the caller's thread
+//! supervises (timeouts, shutdown). Takes the client's streams, the spawned server's pipes and the
+//! settings; returns when the session is over.
+//!
+//! Promises:
+//! - every line is forwarded as it was read, except `tools/call`s (forwarded only when the tool's
+//!   verdict allows it, else answered here), the guard's own `tools/list` responses (never shown to
+//!   the client), and what cannot be forwarded safely (not JSON, a reserved id, a batch that calls a
+//!   tool, a line over the size limit from the client), which is answered with a JSON-RPC error;
+//! - no call reaches the server before a `tools/list` fetched by the guard after the last
+//!   `notifications/tools/list_changed` it has seen was checked; calls that arrive meanwhile wait in
+//!   order, at most `max_queued_calls` of them;
+//! - lock order is state, then a stream: a thread never waits for the state while holding a stream,
+//!   and every decision is written while the state is held, so calls reach the server in the order
+//!   they were decided.
+
+use std::collections::{HashSet, VecDeque};
+use std::io::{Read, Write};
+use std::process::ChildStdin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::Value;
+
+use super::check::{self, Checked, Lock, Policy};
+use super::wire::{self, Client, Frame, Lines, Server};
+use super::{Bounds, Notice, reply};
+
+/// A list that changes while the guard fetches it is fetched again, this often at most in a row.
+const MAX_RESTARTS: usize = 8;
+
+enum Event {
+    /// The client closed its output (or it could not be read).
+    ClientClosed,
+    /// The server closed its output.
+    ServerClosed,
+}
+
+/// What the guard knows of the server's tools.
+enum View {
+    /// Nothing checked since the start or the last change: the next call fetches.
+    Stale,
+    Fetching(Fetch),
+    Ready(Checked),
+}
+
+struct Fetch {
+    /// The id of the page request in flight.
+    id: String,
+    tools: Vec<Value>,
+    /// The size of the pages read so far.
+    bytes: usize,
+    cursors: HashSet<String>,
+    pages: usize,
+    sent: Instant,
+    /// A `list_changed` arrived during this fetch: its result may already be old.
+    changed: bool,
+    restarts: usize,
+}
+
+struct Pending {
+    id: Option<Value>,
+    tool: String,
+    line: Vec<u8>,
+}
+
+struct State {
+    view: View,
+    queue: VecDeque<Pending>,
+    queued_bytes: usize,
+    next_id: u64,
+    /// The server closed its output: nothing more can be forwarded.
+    gone: bool,
+}
+
+pub(super) struct Shared {
+    state: Mutex<State>,
+    server_in: Mutex<Option<ChildStdin>>,
+    client_out: Mutex<Box<dyn Write + Send>>,
+    audit: Option<Mutex<std::fs::File>>,
+    lock: Lock,
+    policy: Policy,
+    bounds: Bounds,
+    notice: Notice,
+}
+
+fn hold<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    pub(super) fn new(
+        lock: Lock,
+        policy: Policy,
+        bounds: Bounds,
+        audit: Option<std::fs::File>,
+        server_in: ChildStdin,
+        client_out: Box<dyn Write + Send>,
+        notice: Notice,
+    ) -> Shared {
+        Shared {
+            state: Mutex::new(State {
+                view: View::Stale,
+                queue: VecDeque::new(),
+                queued_bytes: 0,
+                next_id: 1,
+                gone: false,
+            }),
+            server_in: Mutex::new(Some(server_in)),
+            client_out: Mutex::new(client_out),
+            audit: audit.map(Mutex::new),
+            lock,
+            policy,
+            bounds,
+            notice,
+        }
+    }
+
+    fn to_client(&self, line: &[u8]) -> bool {
+        let mut out = hold(&self.client_out);
+        out.write_all(line).and_then(|()| out.flush()).is_ok()
+    }
+
+    fn to_server(&self, line: &[u8]) -> bool {
+        match hold(&self.server_in).as_mut() {
+            Some(stdin) => stdin.write_all(line).and_then(|()| stdin.flush()).is_ok(),
+            None => false,
+        }
+    }
+
+    fn close_server_input(&self) {
+        hold(&self.server_in).take();
+    }
+
+    fn record(&self, a: &reply::Audit<'_>) {
+        let Some(file) = &self.audit else { return };
+        let line = reply::audit(a, SystemTime::now());
+        let mut file = hold(file);
+        if let Err(e) = file.write_all(&line).and_then(|()| file.flush()) {
+            (self.notice)(&format!("cannot write the audit log: {e}"));
+        }
+    }
+
+    /// Answers a call without forwarding it, because it could not be checked.
+    fn unchecked(&self, p: &Pending, reason: &str) {
+        if let Some(id) = &p.id {
+            self.to_client(&reply::unchecked(id, &p.tool, reason));
+        }
+        (self.notice)(&format!("did not forward tools/call `{}`: {reason}", p.tool));
+        self.record(&reply::Audit {
+            tool: &p.tool,
+            id: p.id.as_ref(),
+            forwarded: false,
+            locked: self.lock.file.tools.get(&p.tool).map(|t| t.sha256.as_str()),
+            current: None,
+            rules: Vec::new(),
+            reason: Some(reason),
+        });
+    }
+
+    /// Forwards or refuses one call, by the tools as last checked.
+    fn decide(&self, checked: &Checked, p: &Pending) {
+        let verdict = checked.verdict(&p.tool);
+        let mut forwarded = false;
+        if !verdict.blocked {
+            if self.to_server(&p.line) {
+                forwarded = true;
+            } else {
+                return self.unchecked(p, "the server no longer reads its input");
+            }
+        } else if let Some(id) = &p.id {
+            self.to_client(&reply::refusal(id, &p.tool, &verdict, &self.lock.name));
+        }
+        if !forwarded {
+            let rules = verdict.rules().join(", ");
+            let rules = if rules.is_empty() { String::new() } else { format!(" ({rules})") };
+            let why = match (&verdict.problem, &verdict.locked) {
+                (Some(problem), _) => problem.as_str(),
+                (None, None) => "it is not in the lock",
+                (None, Some(_)) => "its contract differs from the lock",
+            };
+            (self.notice)(&format!("refused tools/call `{}`: {why}{rules}", p.tool));
+        }
+        self.record(&reply::Audit {
+            tool: &p.tool,
+            id: p.id.as_ref(),
+            forwarded,
+            locked: verdict.locked.as_deref(),
+            current: verdict.current.as_deref(),
+            rules: verdict.rules(),
+            reason: None,
+        });
+    }
+
+    /// Sends the first page request of a fetch.
+    fn start_fetch(&self, st: &mut State, restarts: usize) {
+        let id = format!("{}{}", wire::ID_PREFIX, st.next_id);
+        st.next_id += 1;
+        if !self.to_server(&reply::list_request(&id, None)) {
+            return self.fail(st, "the server no longer reads its input");
+        }
+        st.view = View::Fetching(Fetch {
+            id,
+            tools: Vec::new(),
+            bytes: 0,
+            cursors: HashSet::new(),
+            pages: 1,
+            sent: Instant::now(),
+            changed: false,
+            restarts,
+        });
+    }
+
+    /// Gives up on the fetch in flight: every waiting call is answered, the next one fetches again.
+    fn fail(&self, st: &mut State, reason: &str) {
+        st.view = View::Stale;
+        st.queued_bytes = 0;
+        let queue = std::mem::take(&mut st.queue);
+        if queue.is_empty() {
+            (self.notice)(&format!("could not check the server's tools: {reason}"));
+        }
+        for p in &queue {
+            self.unchecked(p, &format!("its tools could not be checked against the lock: {reason}"));
+        }
+    }
+
+    /// A `tools/call` from the client.
+    fn call(&self, id: Option<Value>, tool: String, line: Vec<u8>) {
+        let p = Pending { id, tool, line };
+        let mut st = hold(&self.state);
+        if st.gone {
+            return self.unchecked(&p, "the server has exited");
+        }
+        if let (View::Ready(checked), true) = (&st.view, st.queue.is_empty()) {
+            return self.decide(checked, &p);
+        }
+        if st.queue.len() >= self.bounds.max_queued_calls
+            || st.queued_bytes.saturating_add(p.line.len()) > self.bounds.max_queued_bytes
+        {
+            return self.unchecked(&p, "too many calls are waiting for the guard's tools/list check");
+        }
+        st.queued_bytes += p.line.len();
+        st.queue.push_back(p);
+        if matches!(st.view, View::Stale) {
+            self.start_fetch(&mut st, 0);
+        }
+    }
+
+    /// `notifications/cancelled` for a call that still waits: it is dropped, never forwarded.
+    fn cancel(&self, id: &Value) {
+        let mut st = hold(&self.state);
+        if let Some(at) = st.queue.iter().position(|p| p.id.as_ref() == Some(id))
+            && let Some(p) = st.queue.remove(at)
+        {
+            st.queued_bytes = st.queued_bytes.saturating_sub(p.line.len());
+            self.record(&reply::Audit {
+                tool: &p.tool,
+                id: p.id.as_ref(),
+                forwarded: false,
+                locked: self.lock.file.tools.get(&p.tool).map(|t| t.sha256.as_str()),
+                current: None,
+                rules: Vec::new(),
+                reason: Some("cancelled by the client while waiting"),
+            });
+        }
+    }
+
+    /// The client lists the tools itself: what it will call next is checked against a fresh listing
+    /// too, even from a server that changes its tools without saying so.
+    fn relist(&self) {
+        let mut st = hold(&self.state);
+        if matches!(st.view, View::Ready(_)) {
+            st.view = View::Stale;
+        }
+    }
+
+    fn list_changed(&self) {
+        let mut st = hold(&self.state);
+        match &mut st.view {
+            View::Ready(_) => self.start_fetch(&mut st, 0),
+            View::Fetching(f) => f.changed = true,
+            View::Stale => {}
+        }
+    }
+
+    /// A response to the guard's own request.
+    fn own(&self, id: &str, line: &[u8]) {
+        let mut st = hold(&self.state);
+        let View::Fetching(f) = &mut st.view else { return };
+        if f.id != id {
+            return;
+        }
+        let value: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
+        if let Some(e) = value.get("error") {
+            let message = e.get("message").and_then(Value::as_str).unwrap_or("no message");
+            return self.fail(&mut st, &format!("the server answered tools/list with an error: {message}"));
+        }
+        let Some(Value::Array(tools)) = value.pointer("/result/tools") else {
+            return self.fail(&mut st, "the server's tools/list result has no `tools` array");
+        };
+        f.bytes = f.bytes.saturating_add(line.len());
+        if f.bytes > self.bounds.max_listing_bytes {
+            let max = self.bounds.max_listing_bytes;
+            return self.fail(&mut st, &format!("the server's tools/list is over {max} bytes"));
+        }
+        if f.tools.len().saturating_add(tools.len()) > self.bounds.max_tools {
+            let max = self.bounds.max_tools;
+            return self.fail(&mut st, &format!("the server lists more than {max} tools"));
+        }
+        f.tools.extend(tools.iter().cloned());
+        if let Some(cursor) = value.pointer("/result/nextCursor").and_then(Value::as_str).filter(|c| !c.is_empty()) {
+            if !f.cursors.insert(cursor.to_owned()) {
+                return self.fail(&mut st, "the server's tools/list pages loop back to a cursor already seen");
+            }
+            if f.pages >= self.bounds.max_pages {
+                let max = self.bounds.max_pages;
+                return self.fail(&mut st, &format!("the server's tools/list has more than {max} pages"));
+            }
+            let id = format!("{}{}", wire::ID_PREFIX, st.next_id);
+            st.next_id += 1;
+            if !self.to_server(&reply::list_request(&id, Some(cursor))) {
+                return self.fail(&mut st, "the server no longer reads its input");
+            }
+            if let View::Fetching(f) = &mut st.view {
+                f.id = id;
+                f.pages += 1;
+                f.sent = Instant::now();
+            }
+            return;
+        }
+        let View::Fetching(f) = std::mem::replace(&mut st.view, View::Stale) else { return };
+        if f.changed {
+            if f.restarts >= MAX_RESTARTS {
+                return self.fail(&mut st, "the server's tool list kept changing while the guard read it");
+            }
+            return self.start_fetch(&mut st, f.restarts + 1);
+        }
+        let checked = check::check(&self.lock, &f.tools, &self.policy);
+        let (listed, drifted, blocked) = checked.counts();
+        if drifted > 0 {
+            (self.notice)(&format!(
+                "{listed} tool(s) listed, {drifted} differ from {}, {blocked} blocked",
+                self.lock.name
+            ));
+        }
+        let queue = std::mem::take(&mut st.queue);
+        st.queued_bytes = 0;
+        for p in &queue {
+            self.decide(&checked, p);
+        }
+        st.view = View::Ready(checked);
+    }
+
+    /// Fails a fetch that waited too long.
+    fn tick(&self) {
+        let mut st = hold(&self.state);
+        if let View::Fetching(f) = &st.view
+            && f.sent.elapsed() > self.bounds.timeout
+        {
+            let secs = self.bounds.timeout.as_secs_f64();
+            self.fail(&mut st, &format!("the server did not answer tools/list within {secs} s"));
+        }
+    }
+
+    /// The server is gone: waiting calls are answered, later ones too.
+    fn server_gone(&self) {
+        let mut st = hold(&self.state);
+        st.gone = true;
+        let queue = std::mem::take(&mut st.queue);
+        st.queued_bytes = 0;
+        for p in &queue {
+            self.unchecked(p, "the server has exited");
+        }
+    }
+}
+
+/// Reads the client until it closes.
+fn client_loop(shared: &Shared, input: impl Read) {
+    let mut lines = Lines::new(input, shared.bounds.max_message_bytes);
+    loop {
+        let line = match lines.next_frame() {
+            Ok(Frame::Line(line)) => line,
+            Ok(Frame::TooLong(n)) => {
+                (shared.notice)(&format!("refused a message of {n} bytes from the client (over the size limit)"));
+                let max = shared.bounds.max_message_bytes;
+                shared.to_client(&reply::error(None, -32600, &format!("mcp-drift guard: message over {max} bytes")));
+                continue;
+            }
+            Ok(Frame::Eof) | Err(_) => return,
+        };
+        if wire::is_blank(&line) {
+            shared.to_server(&line);
+            continue;
+        }
+        match wire::client(&line) {
+            Client::Call { id, name: Some(name) } => shared.call(id, name, line),
+            Client::Call { id, name: None } => {
+                if id.is_some() {
+                    shared.to_client(&reply::error(id.as_ref(), -32602, "tools/call needs a string `params.name`"));
+                }
+            }
+            Client::Reserved { id } => {
+                let message = format!("mcp-drift guard: request ids starting with `{}` are reserved", wire::ID_PREFIX);
+                shared.to_client(&reply::error(Some(&id), -32600, &message));
+            }
+            Client::Batch => {
+                shared.to_client(&reply::error(
+                    None,
+                    -32600,
+                    "mcp-drift guard: a batch that calls a tool is not forwarded",
+                ));
+            }
+            Client::Invalid => {
+                shared.to_client(&reply::error(None, -32700, "Parse error"));
+            }
+            Client::List => {
+                shared.relist();
+                shared.to_server(&line);
+            }
+            Client::Cancel { id } => {
+                shared.cancel(&id);
+                shared.to_server(&line);
+            }
+            Client::Other => {
+                shared.to_server(&line);
+            }
+        }
+    }
+}
+
+/// Reads the server until it closes.
+fn server_loop(shared: &Shared, output: impl Read) {
+    let mut lines = Lines::new(output, shared.bounds.max_message_bytes);
+    loop {
+        let line = match lines.next_frame() {
+            Ok(Frame::Line(line)) => line,
+            Ok(Frame::TooLong(n)) => {
+                (shared.notice)(&format!("dropped a message of {n} bytes from the server (over the size limit)"));
+                continue;
+            }
+            Ok(Frame::Eof) | Err(_) => return,
+        };
+        match wire::server(&line) {
+            Server::Own(id) => shared.own(&id, &line),
+            Server::ListChanged => {
+                // Stale first: a call the client sends on seeing the notification waits for the check.
+                shared.list_changed();
+                shared.to_client(&line);
+            }
+            Server::Other => {
+                shared.to_client(&line);
+            }
+        }
+    }
+}
+
+/// Runs the session until either side closes; returns the server's exit code.
+pub(super) fn run(
+    shared: Shared,
+    mut server: super::process::Server,
+    server_out: std::process::ChildStdout,
+    client_in: impl Read + Send + 'static,
+) -> i32 {
+    let shared = Arc::new(shared);
+    let (tx, rx) = mpsc::channel();
+    let spawn = |f: Box<dyn FnOnce() + Send>| std::thread::Builder::new().spawn(f);
+    let (s, t) = (Arc::clone(&shared), tx.clone());
+    let client = spawn(Box::new(move || {
+        client_loop(&s, client_in);
+        let _ = t.send(Event::ClientClosed);
+    }));
+    let (s, t) = (Arc::clone(&shared), tx);
+    let server_thread = spawn(Box::new(move || {
+        server_loop(&s, server_out);
+        let _ = t.send(Event::ServerClosed);
+    }));
+    if client.is_err() || server_thread.is_err() {
+        (shared.notice)("cannot start the proxy threads");
+        shared.close_server_input();
+        return server.finish(shared.bounds.grace);
+    }
+    let mut client_closed: Option<Instant> = None;
+    let mut exited_at: Option<Instant> = None;
+    loop {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(Event::ClientClosed) => {
+                shared.close_server_input();
+                client_closed.get_or_insert_with(Instant::now);
+            }
+            Ok(Event::ServerClosed) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        shared.tick();
+        // The server's last words are still read after it exits, briefly (a child it left behind may
+        // hold its output open).
+        if exited_at.is_none() && server.exited() {
+            exited_at = Some(Instant::now());
+        }
+        let grace = shared.bounds.grace;
+        if exited_at.is_some_and(|t| t.elapsed() > grace) || client_closed.is_some_and(|t| t.elapsed() > grace) {
+            break;
+        }
+    }
+    shared.server_gone();
+    shared.close_server_input();
+    let code = server.finish(shared.bounds.grace);
+    let _ = hold(&shared.client_out).flush();
+    code
+}

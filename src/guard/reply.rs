@@ -1,0 +1,228 @@
+//! What the guard writes itself: its `tools/list` requests, its answers to calls it does not forward
+//! (a tool result with `isError: true`, so the model reads it, not a transport error), JSON-RPC errors
+//! for messages it cannot forward, and audit lines. Takes verdicts and ids; returns finished lines.
+//!
+//! Promises: every line is one JSON text followed by `\n`; text built from the server's or the lock's
+//! content (tool names, finding messages) is escaped to one visible line per item (`text::escape`),
+//! and a refusal lists at most [`MAX_LINES`] changes.
+
+use std::fmt::Write as _;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+use super::check::Verdict;
+use crate::text;
+
+/// The most changes a refusal's text lists (the `rules` array still names every rule).
+pub const MAX_LINES: usize = 20;
+
+fn line(v: &Value) -> Vec<u8> {
+    let mut out = serde_json::to_vec(v).unwrap_or_default();
+    out.push(b'\n');
+    out
+}
+
+/// The guard's own `tools/list` request.
+#[must_use]
+pub fn list_request(id: &str, cursor: Option<&str>) -> Vec<u8> {
+    let params = cursor.map_or_else(|| json!({}), |c| json!({ "cursor": c }));
+    line(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params}))
+}
+
+/// A JSON-RPC error response.
+#[must_use]
+pub fn error(id: Option<&Value>, code: i64, message: &str) -> Vec<u8> {
+    line(
+        &json!({"jsonrpc": "2.0", "id": id.cloned().unwrap_or(Value::Null), "error": {"code": code, "message": message}}),
+    )
+}
+
+fn short(hash: Option<&str>) -> String {
+    hash.map_or_else(|| "none".to_owned(), |h| h.chars().take(12).collect())
+}
+
+/// The text of a refusal: which contract, what changed (one line per finding), that nothing ran, and
+/// what to do.
+#[must_use]
+pub fn refusal_text(tool: &str, verdict: &Verdict, lock: &str) -> String {
+    let tool = text::escape(tool);
+    let lock = text::escape(lock);
+    let mut out = match (&verdict.locked, &verdict.current) {
+        (None, Some(_)) => format!(
+            "mcp-drift guard did not call `{tool}`: the tool is not in {lock}, so its contract was never reviewed."
+        ),
+        (_, None) => format!(
+            "mcp-drift guard did not call `{tool}`: {}.",
+            text::escape(verdict.problem.as_deref().unwrap_or("its current contract is unknown"))
+        ),
+        (Some(_), Some(_)) => format!(
+            "mcp-drift guard did not call `{tool}`: its contract changed since {lock} was made (sha256 {} -> {}).",
+            short(verdict.locked.as_deref()),
+            short(verdict.current.as_deref())
+        ),
+    };
+    if verdict.changes.is_empty() {
+        if verdict.current.is_some() && verdict.locked.is_some() {
+            out.push_str("\nWhat changed: the contract hash differs, and no diff rule explains the difference.");
+        }
+    } else {
+        out.push_str("\nWhat changed:");
+        for c in verdict.changes.iter().take(MAX_LINES) {
+            let _ = write!(out, "\n- {} ({}): {}", c.rule.as_str(), c.severity.as_str(), text::escape(&c.message));
+        }
+        if verdict.changes.len() > MAX_LINES {
+            let _ = write!(out, "\n- and {} more", verdict.changes.len() - MAX_LINES);
+        }
+    }
+    out.push_str(
+        "\nNothing was executed: the call did not reach the server. Refresh the tool list (tools/list) and \
+         check the tool's current definition before calling it again.",
+    );
+    out
+}
+
+/// The answer to a call of a blocked tool.
+#[must_use]
+pub fn refusal(id: &Value, tool: &str, verdict: &Verdict, lock: &str) -> Vec<u8> {
+    line(&json!({"jsonrpc": "2.0", "id": id, "result": {
+        "content": [{"type": "text", "text": refusal_text(tool, verdict, lock)}],
+        "isError": true,
+        "structuredContent": {
+            "error_code": "STALE_TOOL_SCHEMA",
+            "tool": tool,
+            "required_action": "refresh_tools",
+            "side_effect_started": false,
+            "locked_hash": verdict.locked,
+            "current_hash": verdict.current,
+            "rules": verdict.rules(),
+        }
+    }}))
+}
+
+/// The answer to a call the guard could not check (its `tools/list` failed or timed out, the server
+/// is gone, too many calls wait).
+#[must_use]
+pub fn unchecked(id: &Value, tool: &str, reason: &str) -> Vec<u8> {
+    let text = format!(
+        "mcp-drift guard did not call `{}`: {}. Nothing was executed: the call did not reach the server. \
+         It is safe to retry.",
+        text::escape(tool),
+        text::escape(reason)
+    );
+    line(&json!({"jsonrpc": "2.0", "id": id, "result": {
+        "content": [{"type": "text", "text": text}],
+        "isError": true,
+        "structuredContent": {
+            "error_code": "TOOL_CHECK_FAILED",
+            "tool": tool,
+            "required_action": "retry",
+            "side_effect_started": false,
+            "reason": reason,
+        }
+    }}))
+}
+
+/// What the audit log records of one call.
+pub struct Audit<'a> {
+    pub tool: &'a str,
+    pub id: Option<&'a Value>,
+    pub forwarded: bool,
+    pub locked: Option<&'a str>,
+    pub current: Option<&'a str>,
+    pub rules: Vec<&'a str>,
+    /// Why a call was refused without a verdict (its check failed).
+    pub reason: Option<&'a str>,
+}
+
+/// One audit line, stamped `now`.
+#[must_use]
+pub fn audit(a: &Audit<'_>, now: SystemTime) -> Vec<u8> {
+    let mut v = json!({
+        "time": rfc3339(now),
+        "tool": a.tool,
+        "id": a.id.cloned().unwrap_or(Value::Null),
+        "decision": if a.forwarded { "forwarded" } else { "refused" },
+        "locked_hash": a.locked,
+        "current_hash": a.current,
+        "rules": a.rules,
+    });
+    if let (Some(reason), Some(map)) = (a.reason, v.as_object_mut()) {
+        map.insert("reason".into(), json!(reason));
+    }
+    line(&v)
+}
+
+/// RFC 3339 in UTC with milliseconds (`2026-12-01T20:10:38.123Z`).
+#[must_use]
+pub fn rfc3339(t: SystemTime) -> String {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs();
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{RuleId, Severity};
+    use crate::guard::check::Change;
+    use std::time::Duration;
+
+    #[test]
+    fn rfc3339_dates() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_millis(951_782_400_123)), "2000-02-29T00:00:00.123Z");
+        assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_secs(1_796_157_038)), "2026-12-01T20:30:38.000Z");
+    }
+
+    #[test]
+    fn refusal_has_the_structured_result_and_neutral_text() {
+        let verdict = Verdict {
+            locked: Some("a".repeat(64)),
+            current: Some("b".repeat(64)),
+            changes: vec![Change {
+                rule: RuleId::InputRequiredAdded,
+                severity: Severity::Error,
+                message: "`n`\n::error::x is now required".into(),
+            }],
+            problem: None,
+            blocked: true,
+        };
+        let out = refusal(&json!(3), "search\u{202e}", &verdict, "mcp-tools.lock");
+        assert_eq!(out.last(), Some(&b'\n'));
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["id"], 3);
+        assert_eq!(v["result"]["isError"], true);
+        let s = &v["result"]["structuredContent"];
+        assert_eq!(s["error_code"], "STALE_TOOL_SCHEMA");
+        assert_eq!(s["required_action"], "refresh_tools");
+        assert_eq!(s["side_effect_started"], false);
+        assert_eq!(s["rules"], json!(["input-required-added"]));
+        assert_eq!(s["locked_hash"], "a".repeat(64));
+        let text = v["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("search\\u{202e}") && text.contains("- input-required-added (error): `n`\\n::error::x"),
+            "{text}"
+        );
+        assert!(text.contains("Nothing was executed") && text.contains("Refresh the tool list"), "{text}");
+        assert_eq!(text.lines().count(), 4, "{text}");
+    }
+}

@@ -1,0 +1,602 @@
+//! `mcp-drift guard` between a scripted client (this file, speaking JSON-RPC over the guard's stdin and
+//! stdout) and real servers: the drift server (revisions A and B, its own log of the calls that reached
+//! it) and server-everything; a dependency-free fake server (`tests/guard/fake_server.py`) for what a
+//! real server will not do on purpose (pages that loop, silence, exiting mid-call).
+
+mod servers;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A scripted MCP client of one process (the guard, or a server directly).
+struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Vec<u8>>,
+    /// Every line received, in order.
+    seen: Vec<Vec<u8>>,
+}
+
+impl Session {
+    fn start(command: &[String], env: &[(&str, &Path)]) -> Session {
+        let mut cmd = Command::new(&command[0]);
+        cmd.args(&command[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("start");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                if reader.read_until(b'\n', &mut line).unwrap_or(0) == 0 || tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Session { child, stdin, lines, seen: Vec::new() }
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, message: &Value) {
+        self.send_raw(format!("{message}\n").as_bytes());
+    }
+
+    /// The next line, or `None` at the end of the stream.
+    fn line(&mut self) -> Option<Vec<u8>> {
+        let line = self.lines.recv_timeout(WAIT).ok()?;
+        self.seen.push(line.clone());
+        Some(line)
+    }
+
+    /// Reads until the response with this id: its exact bytes and its value.
+    fn response(&mut self, id: &Value) -> (Vec<u8>, Value) {
+        let deadline = Instant::now() + WAIT;
+        while Instant::now() < deadline {
+            let line = self.line().expect("a response before the end of the stream");
+            let v: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
+            if v.get("method").is_none() && v.get("id") == Some(id) {
+                return (line, v);
+            }
+        }
+        panic!("no response to {id}");
+    }
+
+    fn request(&mut self, id: i64, method: &str, params: &Value) -> (Vec<u8>, Value) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.response(&json!(id))
+    }
+
+    fn initialize(&mut self) -> Vec<u8> {
+        let params = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "guard-test", "version": "1"}});
+        let (raw, v) = self.request(0, "initialize", &params);
+        assert!(v.get("result").is_some(), "{v}");
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        raw
+    }
+
+    fn call(&mut self, id: i64, tool: &str, arguments: &Value) -> (Vec<u8>, Value) {
+        self.request(id, "tools/call", &json!({"name": tool, "arguments": arguments}))
+    }
+
+    /// Closes the client's side and returns the exit code and standard error.
+    fn close(mut self) -> (i32, String) {
+        self.stdin.take();
+        let out = self.child.wait_with_output().unwrap();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+fn bin() -> String {
+    env!("CARGO_BIN_EXE_mcp-drift").to_owned()
+}
+
+/// `mcp-drift guard ARGS -- SERVER`.
+fn guard(args: &[&str], server: &[String]) -> Vec<String> {
+    let mut cmd = vec![bin(), "guard".to_owned()];
+    cmd.extend(args.iter().map(|s| (*s).to_owned()));
+    cmd.push("--".into());
+    cmd.extend(server.iter().cloned());
+    cmd
+}
+
+/// The server's `tools/list` result, asked directly.
+fn listing(server: &[String], env: &[(&str, &Path)]) -> Value {
+    let mut s = Session::start(server, env);
+    s.initialize();
+    let (_, v) = s.request(1, "tools/list", &json!({}));
+    s.close();
+    v["result"].clone()
+}
+
+/// Writes `listing` to DIR/list.json and locks it in DIR/mcp-tools.lock.
+fn lock(dir: &Path, listing: &Value) -> PathBuf {
+    std::fs::write(dir.join("list.json"), listing.to_string()).unwrap();
+    let out = Command::new(bin()).current_dir(dir).args(["lock", "list.json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    dir.join("mcp-tools.lock")
+}
+
+/// The tools named in the server's call log, in order.
+fn calls_logged(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["tool"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn locked_hash(lock: &Path, tool: &str) -> String {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(lock).unwrap()).unwrap();
+    v["tools"][tool]["sha256"].as_str().unwrap().to_owned()
+}
+
+/// No line the client saw is a result of one of the guard's own requests.
+fn no_guard_ids(seen: &[Vec<u8>]) {
+    for line in seen {
+        let v: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
+        let own = v["id"].as_str().is_some_and(|id| id.starts_with("mcp-drift-guard-"));
+        assert!(!(own && v.get("result").is_some()), "the guard's own traffic reached the client: {v}");
+    }
+}
+
+#[test]
+fn unchanged_tools_are_forwarded_byte_for_byte() {
+    let Some(s) = servers::find() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("calls.log");
+    let env = [("DRIFT_LOG", log.as_path())];
+    let lock = lock(dir.path(), &listing(&s.drift_stdio(), &[]));
+    std::fs::remove_file(&log).ok();
+    // What the server says to the same requests, directly and through the guard.
+    let script = |session: &mut Session| {
+        let init = session.initialize();
+        let (list, _) = session.request(1, "tools/list", &json!({}));
+        let (echo, _) = session.call(2, "echo", &json!({"text": "héllo \u{202e} ::x"}));
+        let (search, _) = session.call(3, "search", &json!({"query": "drift", "limit": 2}));
+        vec![init, list, echo, search]
+    };
+    let mut direct = Session::start(&s.drift_stdio(), &env);
+    let expected = script(&mut direct);
+    direct.close();
+    let mut guarded = Session::start(&guard(&["--lock", lock.to_str().unwrap()], &s.drift_stdio()), &env);
+    let got = script(&mut guarded);
+    no_guard_ids(&guarded.seen);
+    let (code, stderr) = guarded.close();
+    assert_eq!(code, 0, "{stderr}");
+    for (e, g) in expected.iter().zip(&got) {
+        assert_eq!(String::from_utf8_lossy(e), String::from_utf8_lossy(g));
+    }
+    assert!(String::from_utf8_lossy(&got[2]).contains("héllo"));
+    assert_eq!(calls_logged(&log), ["echo", "search", "echo", "search"]);
+}
+
+#[test]
+fn a_drifted_tool_is_refused_and_never_reaches_the_server() {
+    let Some(s) = servers::find() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let lock = lock(dir.path(), &listing(&s.drift_stdio(), &[]));
+    let b = PathBuf::from("B");
+    let log = dir.path().join("calls.log");
+    let env = [("DRIFT_REVISION", b.as_path()), ("DRIFT_LOG", log.as_path())];
+    let mut session = Session::start(&guard(&["--lock", lock.to_str().unwrap()], &s.drift_stdio()), &env);
+    session.initialize();
+    let (_, refused) = session.call(1, "search", &json!({"query": "drift"}));
+    let result = &refused["result"];
+    assert_eq!(result["isError"], true, "{refused}");
+    let sc = &result["structuredContent"];
+    assert_eq!(sc["error_code"], "STALE_TOOL_SCHEMA");
+    assert_eq!(sc["tool"], "search");
+    assert_eq!(sc["required_action"], "refresh_tools");
+    assert_eq!(sc["side_effect_started"], false);
+    assert_eq!(sc["locked_hash"], locked_hash(&lock, "search"));
+    let current = sc["current_hash"].as_str().unwrap();
+    assert!(current.len() == 64 && current != locked_hash(&lock, "search"), "{sc}");
+    assert_eq!(sc["rules"], json!(["input-property-renamed"]));
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("`search`") && text.contains("mcp-tools.lock"), "{text}");
+    assert!(text.contains("\n- input-property-renamed (error): parameter `query` was renamed to `q`"), "{text}");
+    assert!(text.contains("Nothing was executed") && text.contains("Refresh the tool list"), "{text}");
+
+    let (_, refused) = session.call(2, "create_ticket", &json!({"title": "t"}));
+    let rules = refused["result"]["structuredContent"]["rules"].as_array().unwrap().clone();
+    assert!(
+        rules.contains(&json!("input-required-added")) && rules.contains(&json!("input-enum-narrowed")),
+        "{rules:?}"
+    );
+    // The unchanged tool is forwarded.
+    let (_, echoed) = session.call(3, "echo", &json!({"text": "still here"}));
+    assert_eq!(echoed["result"]["structuredContent"]["result"], "still here", "{echoed}");
+    // The client's own tools/list gets the server's answer: revision B, as it is.
+    let (_, listed) = session.request(4, "tools/list", &json!({}));
+    let search = listed["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "search").unwrap().clone();
+    assert!(search["inputSchema"]["properties"].get("q").is_some(), "{search}");
+    no_guard_ids(&session.seen);
+    let (code, stderr) = session.close();
+    assert_eq!(code, 0);
+    assert!(stderr.contains("refused tools/call `search`"), "{stderr}");
+    assert_eq!(calls_logged(&log), ["echo"], "only the unchanged tool's call reached the server");
+}
+
+#[test]
+fn a_list_change_mid_session_is_checked_before_the_next_call() {
+    let Some(s) = servers::find() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let lock = lock(dir.path(), &listing(&s.drift_stdio(), &[]));
+    let revision = dir.path().join("revision");
+    std::fs::write(&revision, "A\n").unwrap();
+    let log = dir.path().join("calls.log");
+    let audit = dir.path().join("audit.jsonl");
+    let env = [("DRIFT_REVISION_FILE", revision.as_path()), ("DRIFT_LOG", log.as_path())];
+    let args = ["--lock", lock.to_str().unwrap(), "--audit", audit.to_str().unwrap()];
+    let mut session = Session::start(&guard(&args, &s.drift_stdio()), &env);
+    session.initialize();
+    let (_, hit) = session.call(1, "search", &json!({"query": "a"}));
+    assert_eq!(hit["result"]["isError"], false, "{hit}");
+    let (_, switched) = session.call(2, "switch_revision", &json!({"revision": "B"}));
+    assert_eq!(switched["result"]["isError"], false, "{switched}");
+    // The notification reaches the client too.
+    assert!(
+        session.seen.iter().any(|l| String::from_utf8_lossy(l).contains("notifications/tools/list_changed")),
+        "the client saw no list_changed"
+    );
+    let (_, refused) = session.call(3, "search", &json!({"query": "a"}));
+    assert_eq!(refused["result"]["structuredContent"]["error_code"], "STALE_TOOL_SCHEMA", "{refused}");
+    // Back to A: the same tool is forwarded again.
+    std::fs::write(&revision, "A\n").unwrap();
+    let (_, back) = session.call(4, "switch_revision", &json!({"revision": "A"}));
+    assert_eq!(back["result"]["isError"], false, "{back}");
+    let (_, again) = session.call(5, "search", &json!({"query": "b"}));
+    assert_eq!(again["result"]["isError"], false, "{again}");
+    // A change without a notification: the client's own tools/list makes the guard look again.
+    std::fs::write(&revision, "B\n").unwrap();
+    session.request(6, "tools/list", &json!({}));
+    let (_, refused) = session.call(7, "search", &json!({"query": "c"}));
+    assert_eq!(refused["result"]["structuredContent"]["error_code"], "STALE_TOOL_SCHEMA", "{refused}");
+    no_guard_ids(&session.seen);
+    assert_eq!(session.close().0, 0);
+    assert_eq!(calls_logged(&log), ["search", "switch_revision", "switch_revision", "search"]);
+
+    // One audit line per call, in order.
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&audit).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let decisions: Vec<(&str, &str, i64)> = lines
+        .iter()
+        .map(|l| (l["tool"].as_str().unwrap(), l["decision"].as_str().unwrap(), l["id"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(
+        decisions,
+        [
+            ("search", "forwarded", 1),
+            ("switch_revision", "forwarded", 2),
+            ("search", "refused", 3),
+            ("switch_revision", "forwarded", 4),
+            ("search", "forwarded", 5),
+            ("search", "refused", 7)
+        ]
+    );
+    let refused = &lines[2];
+    assert_eq!(refused["locked_hash"], locked_hash(&lock, "search"));
+    assert_ne!(refused["current_hash"], refused["locked_hash"]);
+    assert_eq!(refused["rules"], json!(["input-property-renamed"]));
+    assert_eq!(lines[0]["current_hash"], lines[0]["locked_hash"]);
+    for l in &lines {
+        let time = l["time"].as_str().unwrap();
+        assert!(time.len() == 24 && time.ends_with('Z') && time.as_bytes()[10] == b'T', "{time}");
+    }
+}
+
+#[test]
+fn allowed_drift_and_a_severity_threshold_forward_calls() {
+    let Some(s) = servers::find() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = listing(&s.drift_stdio(), &[]);
+    // The lock knows `echo` by an older wording: a reworded description (info) is the only drift.
+    for t in a["tools"].as_array_mut().unwrap() {
+        if t["name"] == "echo" {
+            t["description"] = json!("Echo back the text.");
+        }
+    }
+    let lock = lock(dir.path(), &a);
+    let lock = lock.to_str().unwrap();
+    let b = PathBuf::from("B");
+    let env = [("DRIFT_REVISION", b.as_path())];
+    let run = |args: &[&str]| {
+        let mut session = Session::start(&guard(args, &s.drift_stdio()), &env);
+        session.initialize();
+        let echo = session.call(1, "echo", &json!({"text": "x"})).1["result"]["isError"] == true;
+        let search = session.call(2, "search", &json!({"q": "x"})).1["result"]["structuredContent"]["error_code"]
+            == "STALE_TOOL_SCHEMA";
+        let create = session.call(3, "create_ticket", &json!({"title": "x", "project": "p"})).1["result"]["structuredContent"]
+            ["error_code"]
+            == "STALE_TOOL_SCHEMA";
+        assert_eq!(session.close().0, 0);
+        (echo, search, create)
+    };
+    assert_eq!(run(&["--lock", lock]), (true, true, true), "any change of the hash refuses by default");
+    assert_eq!(run(&["--lock", lock, "--block-on", "warning"]), (false, true, true));
+    assert_eq!(
+        run(&["--lock", lock, "--allow-drift", "input-property-renamed", "description-reworded"]),
+        (false, false, true)
+    );
+    assert_eq!(
+        run(&["--lock", lock, "--allow-drift", "input-property-renamed", "--block-on", "error"]),
+        (false, false, true)
+    );
+
+    let out = Command::new(bin())
+        .args(["guard", "--lock", lock, "--allow-drift", "input-propery-renamed", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unknown rule `input-propery-renamed`; did you mean `input-property-renamed`?"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn server_everything_calls_pass_through() {
+    let Some(s) = servers::find() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let lock = lock(dir.path(), &listing(&s.everything_stdio(), &[]));
+    let script = |session: &mut Session| {
+        session.initialize();
+        let (list, _) = session.request(1, "tools/list", &json!({}));
+        let (echo, v) = session.call(2, "echo", &json!({"message": "through the guard"}));
+        assert!(v["result"]["content"][0]["text"].as_str().unwrap().contains("through the guard"), "{v}");
+        let (sum, _) = session.call(3, "get-sum", &json!({"a": 2, "b": 3}));
+        (list, echo, sum)
+    };
+    let mut direct = Session::start(&s.everything_stdio(), &[]);
+    let expected = script(&mut direct);
+    direct.close();
+    let mut guarded = Session::start(&guard(&["--lock", lock.to_str().unwrap()], &s.everything_stdio()), &[]);
+    let got = script(&mut guarded);
+    no_guard_ids(&guarded.seen);
+    let (code, stderr) = guarded.close();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&expected.0), String::from_utf8_lossy(&got.0));
+    assert_eq!(String::from_utf8_lossy(&expected.1), String::from_utf8_lossy(&got.1));
+    assert_eq!(String::from_utf8_lossy(&expected.2), String::from_utf8_lossy(&got.2));
+}
+
+fn fake() -> Vec<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guard/fake_server.py");
+    vec!["python3".into(), script.display().to_string()]
+}
+
+/// A lock of the fake server's two tools (both pages).
+fn fake_lock(dir: &Path) -> PathBuf {
+    let tools = json!({"tools": [
+        {"name": "echo", "description": "Echo the text.",
+         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
+        {"name": "add", "description": "Add two numbers.",
+         "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}},
+    ]});
+    lock(dir, &tools)
+}
+
+#[test]
+fn pages_are_all_read_and_hostile_client_lines_never_reach_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = fake_lock(dir.path());
+    let log = dir.path().join("received.log");
+    let args = ["--lock", lock.to_str().unwrap(), "--max-message-bytes", "4KiB"];
+    let mut session = Session::start(&guard(&args, &fake()), &[("FAKE_LOG", log.as_path())]);
+    session.initialize();
+    // `add` is on the second page of the guard's own listing.
+    let (_, added) = session.call(1, "add", &json!({"a": 1, "b": 2}));
+    assert_eq!(added["result"]["content"][0]["text"], "{\"a\": 1, \"b\": 2}", "{added}");
+    session.send_raw(
+        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"},\"x\":NaN}\n",
+    );
+    let (_, v) = session.response(&Value::Null);
+    assert_eq!(v["error"]["code"], -32700, "{v}");
+    session.send(&json!({"jsonrpc": "2.0", "id": "mcp-drift-guard-1", "method": "ping"}));
+    let (_, v) = session.response(&json!("mcp-drift-guard-1"));
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    session.send(&json!([{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo"}}]));
+    let (_, v) = session.response(&Value::Null);
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    let huge = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"{}\"}}}}}}\n",
+        "x".repeat(5000)
+    );
+    session.send_raw(huge.as_bytes());
+    let (_, v) = session.response(&Value::Null);
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    // A call of a tool the server does not list is refused too.
+    let (_, v) = session.call(5, "nonexistent", &json!({}));
+    assert_eq!(v["result"]["structuredContent"]["error_code"], "STALE_TOOL_SCHEMA", "{v}");
+    // Its name reaches standard error escaped.
+    let (_, v) = session.call(7, "x\u{1b}]0;owned\u{7}\n::error::forged", &json!({}));
+    assert_eq!(v["result"]["isError"], true, "{v}");
+    // And the session still works.
+    let (_, echoed) = session.call(6, "echo", &json!({"text": "ok"}));
+    assert_eq!(echoed["result"]["content"][0]["text"], "{\"text\": \"ok\"}", "{echoed}");
+    no_guard_ids(&session.seen);
+    let (code, stderr) = session.close();
+    assert_eq!(code, 0);
+    assert!(stderr.contains("`x\\u{1b}]0;owned\\u{7}\\n::error::forged`"), "{stderr}");
+    assert!(!stderr.contains('\u{1b}') && !stderr.lines().any(|l| l.starts_with("::")), "{stderr}");
+    let received = std::fs::read_to_string(&log).unwrap();
+    let calls: Vec<&str> = received.lines().filter(|l| l.contains("tools/call")).collect();
+    assert_eq!(calls.len(), 2, "{received}");
+    assert!(calls[0].contains("\"add\"") && calls[1].contains("\"ok\""), "{received}");
+    // The guard's own listing: two pages.
+    assert_eq!(received.matches("mcp-drift-guard-").count(), 2, "{received}");
+}
+
+#[test]
+fn a_listing_that_loops_or_never_comes_refuses_calls_it_cannot_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = fake_lock(dir.path());
+    let log = dir.path().join("received.log");
+    for (mode, reason) in [("loop", "loop back to a cursor"), ("silent", "did not answer tools/list within 0.5 s")] {
+        let m = PathBuf::from(mode);
+        let args = ["--lock", lock.to_str().unwrap(), "--timeout", "500ms"];
+        let mut session =
+            Session::start(&guard(&args, &fake()), &[("FAKE_MODE", m.as_path()), ("FAKE_LOG", log.as_path())]);
+        session.initialize();
+        let (_, v) = session.call(1, "echo", &json!({"text": "x"}));
+        let sc = &v["result"]["structuredContent"];
+        assert_eq!(sc["error_code"], "TOOL_CHECK_FAILED", "{v}");
+        assert_eq!(sc["side_effect_started"], false);
+        assert!(sc["reason"].as_str().unwrap().contains(reason), "{v}");
+        assert_eq!(session.close().0, 0);
+    }
+    let received = std::fs::read_to_string(&log).unwrap();
+    assert!(!received.lines().any(|l| l.contains("tools/call")), "{received}");
+}
+
+#[test]
+fn the_server_exit_code_is_passed_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = fake_lock(dir.path());
+    let lock = lock.to_str().unwrap();
+    // The client closes; the server exits with its own code.
+    let three = PathBuf::from("3");
+    let mut session = Session::start(&guard(&["--lock", lock], &fake()), &[("FAKE_EXIT", three.as_path())]);
+    session.initialize();
+    assert_eq!(session.close().0, 3);
+    // The server dies during a call: the client's stream ends, the code is the server's.
+    let exit = PathBuf::from("exit");
+    let mut session = Session::start(&guard(&["--lock", lock], &fake()), &[("FAKE_MODE", exit.as_path())]);
+    session.initialize();
+    session
+        .send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}));
+    let started = Instant::now();
+    while session.line().is_some() {}
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(session.close().0, 7);
+    // A server that cannot be started is an error of the guard.
+    let out = Command::new(bin()).args(["guard", "--lock", lock, "--", "/nonexistent/server"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start the server"));
+}
+
+#[test]
+fn what_the_server_left_running_in_its_group_ends_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = fake_lock(dir.path());
+    let pidfile = dir.path().join("pid");
+    let script =
+        format!("sleep 300 </dev/null >/dev/null 2>&1 & echo $! > '{}'; exec {}", pidfile.display(), fake().join(" "));
+    let server = vec!["sh".to_owned(), "-c".to_owned(), script];
+    let mut session = Session::start(&guard(&["--lock", lock.to_str().unwrap()], &server), &[]);
+    session.initialize();
+    let pid = std::fs::read_to_string(&pidfile).unwrap().trim().to_owned();
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')))
+    };
+    assert!(alive(), "the server's background child runs");
+    assert_eq!(session.close().0, 0);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!alive(), "the guard's exit leaves the server's child {pid} running");
+}
+
+#[test]
+fn calls_that_wait_for_the_check_keep_their_order_and_can_be_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = fake_lock(dir.path());
+    let log = dir.path().join("received.log");
+    let audit = dir.path().join("audit.jsonl");
+    let args = ["--lock", lock.to_str().unwrap(), "--audit", audit.to_str().unwrap()];
+    let mut session = Session::start(&guard(&args, &fake()), &[("FAKE_LOG", log.as_path())]);
+    session.initialize();
+    // All sent before the guard's own listing (two pages) can have come back.
+    for i in 1..=5 {
+        session.send(&json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "echo", "arguments": {"n": i}}}));
+    }
+    for i in 1..=5 {
+        let (_, v) = session.response(&json!(i));
+        assert_eq!(v["result"]["content"][0]["text"], format!("{{\"n\": {i}}}"), "{v}");
+    }
+    assert_eq!(session.close().0, 0);
+    let received = std::fs::read_to_string(&log).unwrap();
+    let order: Vec<i64> = received
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["method"] == "tools/call")
+        .map(|v| v["params"]["arguments"]["n"].as_i64().unwrap())
+        .collect();
+    assert_eq!(order, [1, 2, 3, 4, 5]);
+
+    // A call that still waits (the server never answers the guard's listing) is dropped when cancelled.
+    let silent = PathBuf::from("silent");
+    let args = ["--lock", lock.to_str().unwrap(), "--audit", audit.to_str().unwrap(), "--timeout", "1"];
+    let mut session =
+        Session::start(&guard(&args, &fake()), &[("FAKE_MODE", silent.as_path()), ("FAKE_LOG", log.as_path())]);
+    session.initialize();
+    session.send(
+        &json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}),
+    );
+    session.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 10}}));
+    session.send(
+        &json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}),
+    );
+    let (_, v) = session.response(&json!(11));
+    assert_eq!(v["result"]["structuredContent"]["error_code"], "TOOL_CHECK_FAILED", "{v}");
+    assert_eq!(session.close().0, 0);
+    assert!(!session_saw_id(&log, 10), "a cancelled call reached the server");
+    let audit = std::fs::read_to_string(&audit).unwrap();
+    let last: Vec<Value> = audit.lines().rev().take(2).map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(last[1]["id"], 10);
+    assert_eq!(last[1]["reason"], "cancelled by the client while waiting");
+    assert_eq!(last[0]["id"], 11);
+    assert_eq!(last[0]["decision"], "refused");
+}
+
+/// Whether the server received a tools/call with this id.
+fn session_saw_id(log: &Path, id: i64) -> bool {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .any(|v| v["method"] == "tools/call" && v["id"] == id)
+}
+
+#[test]
+fn at_most_256_calls_wait_for_the_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = fake_lock(dir.path());
+    let silent = PathBuf::from("silent");
+    let args = ["--lock", lock.to_str().unwrap(), "--timeout", "60s"];
+    let mut session = Session::start(&guard(&args, &fake()), &[("FAKE_MODE", silent.as_path())]);
+    session.initialize();
+    let mut burst = String::new();
+    for i in 1..=257 {
+        let call =
+            json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "echo", "arguments": {}}});
+        burst.push_str(&call.to_string());
+        burst.push('\n');
+    }
+    session.send_raw(burst.as_bytes());
+    // The 257th is answered at once; the others still wait.
+    let (_, v) = session.response(&json!(257));
+    assert_eq!(v["result"]["structuredContent"]["error_code"], "TOOL_CHECK_FAILED", "{v}");
+    assert!(v["result"]["structuredContent"]["reason"].as_str().unwrap().contains("too many calls"), "{v}");
+    assert_eq!(session.seen.len(), 2, "only initialize and the 257th were answered");
+    assert_eq!(session.close().0, 0);
+}

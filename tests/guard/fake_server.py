@@ -1,0 +1,69 @@
+"""A dependency-free stdio MCP server for the guard's edge cases (tests/guard.rs), where the real
+drift server cannot misbehave on purpose.
+
+FAKE_LOG: a file that gets every line the server receives, as received.
+FAKE_MODE:
+  pages   tools/list in two pages (`echo` on the first, `add` on the second); the default;
+  loop    tools/list whose second page points back to the first cursor;
+  silent  never answers tools/list;
+  exit    exits with code 7 on the first tools/call it receives.
+FAKE_EXIT: the exit code when stdin closes (default 0).
+"""
+
+import json
+import os
+import sys
+
+TOOLS = [
+    {"name": "echo", "description": "Echo the text.",
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
+    {"name": "add", "description": "Add two numbers.",
+     "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}},
+]
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def main():
+    mode = os.environ.get("FAKE_MODE", "pages")
+    log = os.environ.get("FAKE_LOG")
+    for line in sys.stdin:
+        if log:
+            with open(log, "a", encoding="utf-8") as f:
+                f.write(line if line.endswith("\n") else line + "\n")
+        try:
+            message = json.loads(line)
+        except ValueError:
+            send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+            continue
+        if not isinstance(message, dict) or "method" not in message or "id" not in message:
+            continue
+        method, rid = message["method"], message["id"]
+        if method == "initialize":
+            send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": "2025-06-18",
+                  "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": "fake", "version": "1"}}})
+        elif method == "tools/list":
+            if mode == "silent":
+                continue
+            cursor = (message.get("params") or {}).get("cursor")
+            if cursor is None:
+                send({"jsonrpc": "2.0", "id": rid, "result": {"tools": TOOLS[:1], "nextCursor": "page-2"}})
+            elif mode == "loop":
+                send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [], "nextCursor": "page-2"}})
+            else:
+                send({"jsonrpc": "2.0", "id": rid, "result": {"tools": TOOLS[1:]}})
+        elif method == "tools/call":
+            if mode == "exit":
+                sys.exit(7)
+            args = message["params"].get("arguments") or {}
+            send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": json.dumps(args)}]}})
+        else:
+            send({"jsonrpc": "2.0", "id": rid, "result": {}})
+    sys.exit(int(os.environ.get("FAKE_EXIT", "0")))
+
+
+if __name__ == "__main__":
+    main()

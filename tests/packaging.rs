@@ -123,3 +123,17 @@ fn actions_are_pinned_by_commit() {
         }
     }
 }
+
+/// README "Install": one line each for pip (and uvx/pipx), npx and cargo.
+#[test]
+fn readme_install_has_one_line_per_installer() {
+    let readme = read("README.md");
+    let section = &readme[readme.find("\n## Install\n").unwrap()..];
+    let block = &section[section.find("```sh\n").unwrap() + 6..];
+    let block = &block[..block.find("```").unwrap()];
+    let lines: Vec<&str> = block.lines().collect();
+    assert_eq!(lines.len(), 3, "{block}");
+    assert!(lines[0].starts_with("pip install mcp-drift ") && lines[0].contains("uvx mcp-drift"), "{block}");
+    assert!(lines[1].starts_with("npx mcp-drift "), "{block}");
+    assert!(lines[2].starts_with("cargo install --locked "), "{block}");
+}

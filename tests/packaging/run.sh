@@ -67,6 +67,8 @@ stderr_has() {
 old=corpus/seed-deploy-preview-region/old.json
 new=corpus/seed-deploy-preview-region/new.json
 same="$old"
+# The command checked below is the README's quick start, word for word.
+if grep -qxF "mcp-drift diff $old $new" README.md; then ok; else bad "README: the quick start is not \`mcp-drift diff $old $new\`"; fi
 
 # The README quick start and --version through an installed entry point, run by name from PATH.
 installed_checks() {

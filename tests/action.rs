@@ -153,7 +153,7 @@ fn steps() -> Vec<(String, String)> {
 #[test]
 fn action_installs_from_its_own_directory_with_an_explicit_toolchain() {
     let steps = steps();
-    let (_, install) = steps.iter().find(|(n, _)| n == "Install mcp-drift").expect("install step");
+    let (_, install) = steps.iter().find(|(n, _)| n == "Build mcp-drift").expect("build step");
     let env = &install[install.find("\n      env:\n").expect("the install step has env")..];
     assert!(env.lines().any(|l| l.trim() == "RUSTUP_TOOLCHAIN: stable"), "{install}");
     let run = &install[install.find("run: |\n").expect("run block")..];

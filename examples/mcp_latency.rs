@@ -1,8 +1,10 @@
-//! Round-trip latency of `mcp::Session::request` against a live server: N `ping` requests (and N
-//! `tools/list`) after `initialize`, reported as median and p99. The cost the transport adds on top of
-//! the server's own answer time is part of these numbers; compare with the server's own figures.
+//! Round-trip latency of `mcp::Session::request` against a live server: N `ping` requests, N
+//! `tools/list` and, with `--tool NAME ARGS_JSON`, N `tools/call`s of that tool, after `initialize`,
+//! reported as median and p99. The cost the transport adds on top of the server's own answer time is
+//! part of these numbers; run it once against the server and once against `mcp-drift guard -- server`
+//! to see what the guard adds.
 //!
-//! `cargo run --release --example mcp_latency -- [--calls N] [--url URL | -- CMD ARGS...]`
+//! `cargo run --release --example mcp_latency -- [--calls N] [--tool NAME ARGS_JSON] [--url URL | -- CMD ARGS...]`
 
 use std::time::{Duration, Instant};
 
@@ -14,6 +16,12 @@ fn main() {
     if args.first().map(String::as_str) == Some("--calls") && args.len() > 1 {
         calls = args[1].parse().unwrap_or(calls);
         args.drain(..2);
+    }
+    let mut tool = None;
+    if args.first().map(String::as_str) == Some("--tool") && args.len() > 2 {
+        let arguments: serde_json::Value = serde_json::from_str(&args[2]).unwrap_or_default();
+        tool = Some(serde_json::json!({"name": args[1], "arguments": arguments}));
+        args.drain(..3);
     }
     let limits = mcp::Limits::default();
     let transport: Box<dyn Transport> = if args.first().map(String::as_str) == Some("--url") && args.len() > 1 {
@@ -34,11 +42,15 @@ fn main() {
         eprintln!("error: {e}");
         std::process::exit(2);
     }
-    for method in ["ping", "tools/list"] {
+    let mut methods = vec![("ping", None), ("tools/list", None)];
+    if let Some(t) = tool {
+        methods.push(("tools/call", Some(t)));
+    }
+    for (method, params) in methods {
         let mut times = Vec::with_capacity(calls);
         for _ in 0..calls {
             let started = Instant::now();
-            if let Err(e) = session.request(method, None) {
+            if let Err(e) = session.request(method, params.clone()) {
                 eprintln!("error: {e}");
                 std::process::exit(2);
             }

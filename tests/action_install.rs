@@ -11,6 +11,8 @@ use std::process::Command;
 use sha2::{Digest, Sha256};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// A well-formed hash no wheel here has.
+const UNKNOWN: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -117,6 +119,15 @@ impl Runner {
         assert!(status.success());
     }
 
+    /// `sha256:HEX` of the wheel [`Runner::wheel`] wrote for `version`.
+    fn wheel_hash(&self, version: &str) -> String {
+        let bytes = std::fs::read(self.path(&format!("wheels/mcp_drift-{version}-py3-none-any.whl"))).unwrap();
+        Sha256::digest(bytes).iter().fold("sha256:".to_owned(), |mut hex, b| {
+            let _ = write!(hex, "{b:02x}");
+            hex
+        })
+    }
+
     fn cargo_calls(&self) -> String {
         std::fs::read_to_string(self.path("cargo.calls")).unwrap_or_default()
     }
@@ -179,7 +190,8 @@ fn says_seconds(log: &str, prefix: &str) -> bool {
 fn the_pinned_wheel_is_installed_with_pip_and_the_log_says_so() {
     let runner = Runner::new();
     runner.wheel(VERSION, &format!("mcp-drift {VERSION}"));
-    let ran = runner.run("install", &root(), &[]);
+    let hash = runner.wheel_hash(VERSION);
+    let ran = runner.run("install", &root(), &[("MCP_DRIFT_WHEEL_HASHES", &hash)]);
     assert_eq!(ran.code, 0, "{}", ran.log);
     assert!(
         says_seconds(&ran.log, &format!("mcp-drift action: installed mcp-drift {VERSION} with pip (released wheel)")),
@@ -196,7 +208,7 @@ fn the_pinned_wheel_is_installed_with_pip_and_the_log_says_so() {
 #[test]
 fn without_the_wheel_the_action_builds_with_a_cache_keyed_on_cargo_lock_and_the_ref() {
     let runner = Runner::new();
-    let ran = runner.run("install", &root(), &[]);
+    let ran = runner.run("install", &root(), &[("MCP_DRIFT_WHEEL_HASHES", UNKNOWN)]);
     assert_eq!(ran.code, 0, "{}", ran.log);
     assert!(ran.log.contains(&format!("mcp-drift action: no wheel of mcp-drift {VERSION} through pip")), "{}", ran.log);
     assert!(ran.log.contains("  pip: "), "pip's reason is shown: {}", ran.log);
@@ -218,7 +230,8 @@ fn without_the_wheel_the_action_builds_with_a_cache_keyed_on_cargo_lock_and_the_
 fn a_wheel_that_is_not_the_pinned_version_is_not_used() {
     let runner = Runner::new();
     runner.wheel(VERSION, "mcp-drift 9.9.9");
-    let ran = runner.run("install", &root(), &[]);
+    let hash = runner.wheel_hash(VERSION);
+    let ran = runner.run("install", &root(), &[("MCP_DRIFT_WHEEL_HASHES", &hash)]);
     assert_eq!(ran.code, 0, "{}", ran.log);
     assert!(ran.log.contains("got `mcp-drift 9.9.9`"), "{}", ran.log);
     assert_eq!(ran.output("path"), Some("cargo"));
@@ -227,7 +240,7 @@ fn a_wheel_that_is_not_the_pinned_version_is_not_used() {
 #[test]
 fn install_pip_fails_without_the_wheel_install_cargo_skips_pip_and_other_values_are_refused() {
     let runner = Runner::new();
-    let ran = runner.run("install", &root(), &[("INSTALL", "pip")]);
+    let ran = runner.run("install", &root(), &[("INSTALL", "pip"), ("MCP_DRIFT_WHEEL_HASHES", UNKNOWN)]);
     assert_eq!(ran.code, 1, "{}", ran.log);
     assert_eq!(ran.output("path"), None);
     runner.wheel(VERSION, &format!("mcp-drift {VERSION}"));
@@ -323,4 +336,25 @@ fn the_build_runs_cargo_install_in_the_action_directory_with_the_toolchain_named
     let ran = runner.run("build", &root(), &[("CACHE_HIT", "true"), ("CACHE_MATCHED", "k")]);
     assert_eq!(ran.code, 0, "{}", ran.log);
     assert_eq!(runner.cargo_calls().matches("args=").count(), 3);
+}
+
+#[test]
+fn only_a_wheel_pinned_by_hash_is_installed() {
+    // As committed (`none`: no release yet), pip is never run, even with the right wheel at hand.
+    let runner = Runner::new();
+    runner.wheel(VERSION, &format!("mcp-drift {VERSION}"));
+    let ran = runner.run("install", &root(), &[]);
+    assert_eq!(ran.code, 0, "{}", ran.log);
+    assert!(ran.log.contains("is pinned by hash in this ref of the action"), "{}", ran.log);
+    assert_eq!(ran.output("path"), Some("cargo"), "{}", ran.log);
+    let ran = runner.run("install", &root(), &[("INSTALL", "pip")]);
+    assert_eq!(ran.code, 1, "{}", ran.log);
+    // A wheel of the right name and version but another hash (someone else's upload) is refused.
+    let ran = runner.run("install", &root(), &[("MCP_DRIFT_WHEEL_HASHES", UNKNOWN)]);
+    assert_eq!(ran.code, 0, "{}", ran.log);
+    assert_eq!(ran.output("path"), Some("cargo"), "{}", ran.log);
+    assert!(ran.log.contains("  pip: "), "{}", ran.log);
+    // Anything but `sha256:...` is refused before pip runs.
+    let ran = runner.run("install", &root(), &[("MCP_DRIFT_WHEEL_HASHES", "md5:00")]);
+    assert_eq!(ran.code, 2, "{}", ran.log);
 }

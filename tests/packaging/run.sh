@@ -172,8 +172,8 @@ stderr_has "npm/build.mjs: version skew" "npm/mcp-drift/package.json: version 0.
 stage "launcher contract"
 
 # --- the action's install step takes the pip path with the built wheel -----------------------------
-# Its script and its MCP_DRIFT_VERSION, read out of action.yml as the runner reads them; the wheel
-# directory stands in for PyPI.
+# Its script and its MCP_DRIFT_VERSION, read out of action.yml as the runner reads them, with this
+# wheel's hash pinned as a release would pin it; the wheel directory stands in for PyPI.
 python3 - "$work/install.sh" "$work/install.env" << 'EOF'
 import sys
 lines = open("action.yml", encoding="utf-8").read().split("\n")
@@ -195,7 +195,8 @@ open(sys.argv[2], "w").write("\n".join(env) + "\n")
 EOF
 mkdir -p "$work/runner"
 : > "$work/gh-output"
-expect "action: pip path" 0 "" "" -- env $(cat "$work/install.env") INSTALL=auto RUNNER_TEMP="$work/runner" \
+wheel_hash="sha256:$(sha256sum "$wheel" | cut -d' ' -f1)"
+expect "action: pip path" 0 "" "" -- env $(cat "$work/install.env") MCP_DRIFT_WHEEL_HASHES="$wheel_hash" INSTALL=auto RUNNER_TEMP="$work/runner" \
     MCP_DRIFT_ROOT="$work/runner/mcp-drift" GITHUB_OUTPUT="$work/gh-output" GITHUB_ACTION_PATH="$root" \
     PIP_NO_INDEX=1 PIP_FIND_LINKS="$out/wheels" bash -eo pipefail "$work/install.sh"
 if grep -q "^mcp-drift action: installed mcp-drift $version with pip (released wheel) in [0-9]* s$" "$work/stdout" \

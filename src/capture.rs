@@ -79,7 +79,10 @@ pub fn capture(session: &mut Session, limits: Limits, keep_meta: bool) -> Result
             }
             None | Some(Value::Null | Value::String(_)) => break,
             Some(other) => {
-                return Err(page_problem(pages, &format!("has a `nextCursor` that is {}", crate::mcp::kind(&other))));
+                return Err(page_problem(
+                    pages,
+                    &format!("has a `nextCursor` that is {}", crate::text::value_kind(&other)),
+                ));
             }
         }
     }

@@ -162,7 +162,7 @@ fn tool_hits(tool: &Value, options: Options) -> Vec<Hit> {
             "detail",
             match other {
                 None => "is missing".to_owned(),
-                Some(v) => format!("is {}, not a JSON Schema object", kind_of(v)),
+                Some(v) => format!("is {}, not a JSON Schema object", crate::text::value_kind(v)),
             },
         )),
     }
@@ -172,7 +172,7 @@ fn tool_hits(tool: &Value, options: Options) -> Vec<Hit> {
         } else {
             out.push(
                 Hit::new(RuleId::LintToolInvalid, "/outputSchema")
-                    .var("detail", format!("`outputSchema` is {}, not a JSON Schema", kind_of(output))),
+                    .var("detail", format!("`outputSchema` is {}, not a JSON Schema", crate::text::value_kind(output))),
             );
         }
     }
@@ -180,17 +180,6 @@ fn tool_hits(tool: &Value, options: Options) -> Vec<Hit> {
         protocol::protocol(t, p, &mut out);
     }
     out
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// `lint-tool-name`: 1 to 128 characters of `A-Za-z0-9_-.` (the MCP naming guidance).
@@ -228,7 +217,7 @@ fn tool_members(t: &Map<String, Value>, out: &mut Vec<Hit>) {
     let mut bad = |pointer: &str, what: &str, expected: &str, v: &Value| {
         out.push(
             Hit::new(RuleId::LintToolInvalid, pointer)
-                .var("detail", format!("`{what}` must be {expected}, found {}", kind_of(v))),
+                .var("detail", format!("`{what}` must be {expected}, found {}", crate::text::value_kind(v))),
         );
     };
     for key in ["title", "description"] {

@@ -190,7 +190,10 @@ impl Session {
         let Value::Object(mut m) = message else {
             return Err(Failure::Protocol {
                 step: method.to_owned(),
-                message: format!("the server sent {}, not a JSON-RPC message object", kind(&message)),
+                message: format!(
+                    "the server sent {}, not a JSON-RPC message object",
+                    crate::text::value_kind(&message)
+                ),
             });
         };
         if let Some(Value::String(called)) = m.get("method") {
@@ -250,18 +253,6 @@ fn jsonrpc_error(method: &str, error: &Value) -> Failure {
         step: method.to_owned(),
         code: e.get("code").and_then(Value::as_i64),
         message: e.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(),
-    }
-}
-
-/// What kind of JSON value this is, for messages.
-pub(crate) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

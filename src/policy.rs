@@ -10,7 +10,7 @@
 //! alone, are notices of [`Policy::apply`].
 
 mod config;
-mod date;
+pub(crate) mod date;
 
 use std::path::{Path, PathBuf};
 

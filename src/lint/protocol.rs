@@ -2,11 +2,12 @@
 
 use serde_json::{Map, Value};
 
-use super::{Hit, Protocol, kind_of};
+use super::{Hit, Protocol};
 use crate::catalog::{RuleId, Severity};
 use crate::checks;
 use crate::load::escape;
 use crate::load::span::escape_token;
+use crate::text::value_kind as kind_of;
 
 /// What an `error` of this rule says: the revision's `Tool` definition rejects the tool.
 const NOT_VALID: &str = "not valid for";

@@ -9,7 +9,8 @@ pub fn today() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-fn civil(days: i64) -> (i64, i64, i64) {
+/// The civil date `(year, month, day)` of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+pub(crate) fn civil(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

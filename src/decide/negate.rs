@@ -23,7 +23,7 @@ pub(super) fn negate<'a>(
 ) -> Result<(), Block> {
     let bad =
         || Block::new("not", &ns.at, format!("{}: `not` has a value the validator would refuse", side_name(side)));
-    if accepts_all(v, 0) {
+    if vacuous(v, 0) == TypeSet::ALL {
         // `not: {}` (or `true`, `{allOf: [{}]}`) rejects everything.
         for c in acc.iter_mut() {
             c.types = TypeSet::EMPTY;
@@ -128,20 +128,6 @@ pub fn vacuous(v: &Value, depth: usize) -> TypeSet {
 }
 
 static FALSE: Value = Value::Bool(false);
-
-/// Whether the schema `v` accepts every instance as written: `true`, annotations only, an `allOf` of
-/// such or an `anyOf` with one such branch (followed 8 levels deep; anything else is `false`).
-fn accepts_all(v: &Value, depth: usize) -> bool {
-    match v {
-        Value::Bool(b) => *b,
-        Value::Object(m) if depth < 8 => m.iter().all(|(k, x)| match (k.as_str(), x) {
-            ("allOf", Value::Array(a)) => a.iter().all(|s| accepts_all(s, depth + 1)),
-            ("anyOf", Value::Array(a)) => a.iter().any(|s| accepts_all(s, depth + 1)),
-            (k, _) => annotation(k),
-        }),
-        _ => false,
-    }
-}
 
 /// `not: {kw: x}` through the keyword's dual, exactly (the instances that fail `kw` are all of its
 /// type and past the opposite bound). `false` when `kw` has no dual here.

@@ -147,6 +147,11 @@ impl Shared {
             self.to_client(&reply::unchecked(id, &p.tool, reason));
         }
         (self.notice)(&format!("did not forward tools/call `{}`: {reason}", p.tool));
+        self.record_unforwarded(p, reason);
+    }
+
+    /// The audit line of a call that was never forwarded and never checked against a listing.
+    fn record_unforwarded(&self, p: &Pending, reason: &str) {
         self.record(&reply::Audit {
             tool: &p.tool,
             id: p.id.as_ref(),
@@ -253,15 +258,7 @@ impl Shared {
             && let Some(p) = st.queue.remove(at)
         {
             st.queued_bytes = st.queued_bytes.saturating_sub(p.line.len());
-            self.record(&reply::Audit {
-                tool: &p.tool,
-                id: p.id.as_ref(),
-                forwarded: false,
-                locked: self.lock.file.tools.get(&p.tool).map(|t| t.sha256.as_str()),
-                current: None,
-                rules: Vec::new(),
-                reason: Some("cancelled by the client while waiting"),
-            });
+            self.record_unforwarded(&p, "cancelled by the client while waiting");
         }
     }
 

@@ -47,6 +47,16 @@ pub enum Reading<T> {
     Opaque,
 }
 
+impl<T> Reading<T> {
+    fn map<U>(self, f: impl FnOnce(T) -> U) -> Reading<U> {
+        match self {
+            Reading::Adds(t) => Reading::Adds(f(t)),
+            Reading::Nothing => Reading::Nothing,
+            Reading::Opaque => Reading::Opaque,
+        }
+    }
+}
+
 /// What the in-place subschemas of one schema object evaluate.
 #[derive(Default)]
 struct Evaluated<'a> {
@@ -76,17 +86,14 @@ pub fn properties<'a>(
     seen: &dyn Fn(&Value) -> Option<bool>,
 ) -> Reading<Obj<'a>> {
     let Some(u) = m.get("unevaluatedProperties") else { return Reading::Nothing };
-    let e = match settle(walk(root, m, Kind::Properties, side, seen), side) {
-        Reading::Adds(e) => e,
-        Reading::Nothing => return Reading::Nothing,
-        Reading::Opaque => return Reading::Opaque,
-    };
-    let at = format!("{}/unevaluatedProperties", node.at);
-    let evaluated = |name: &'a str| (name, S::new(&TRUE, format!("{at}/{}", token(name))));
-    Reading::Adds(Obj {
-        props: e.names.iter().map(|n| evaluated(n)).collect(),
-        patterns: e.patterns.iter().map(|p| (*p, S::new(&TRUE, at.clone()))).collect(),
-        additional: Some(S::new(u, at.clone())),
+    settle(walk(root, m, Kind::Properties, side, seen), side).map(|e| {
+        let at = format!("{}/unevaluatedProperties", node.at);
+        let evaluated = |name: &'a str| (name, S::new(&TRUE, format!("{at}/{}", token(name))));
+        Obj {
+            props: e.names.iter().map(|n| evaluated(n)).collect(),
+            patterns: e.patterns.iter().map(|p| (*p, S::new(&TRUE, at.clone()))).collect(),
+            additional: Some(S::new(u, at.clone())),
+        }
     })
 }
 
@@ -101,14 +108,11 @@ pub fn items<'a>(
     seen: &dyn Fn(&Value) -> Option<bool>,
 ) -> Reading<(Vec<S<'a>>, Option<S<'a>>)> {
     let Some(u) = m.get("unevaluatedItems") else { return Reading::Nothing };
-    let e = match settle(walk(root, m, Kind::Items, side, seen), side) {
-        Reading::Adds(e) => e,
-        Reading::Nothing => return Reading::Nothing,
-        Reading::Opaque => return Reading::Opaque,
-    };
-    let at = format!("{}/unevaluatedItems", node.at);
-    let prefix = (0..e.prefix).map(|_| S::new(&TRUE, at.clone())).collect();
-    Reading::Adds((prefix, Some(S::new(u, at))))
+    settle(walk(root, m, Kind::Items, side, seen), side).map(|e| {
+        let at = format!("{}/unevaluatedItems", node.at);
+        let prefix = (0..e.prefix).map(|_| S::new(&TRUE, at.clone())).collect();
+        (prefix, Some(S::new(u, at)))
+    })
 }
 
 /// Applies the side's promise: `Sub` widens what it cannot know to "everything evaluated".

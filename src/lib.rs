@@ -322,11 +322,22 @@ pub fn verify_selected(
     limits: load::Limits,
     select: &load::Select,
 ) -> Result<(Analysis, lock::LockFile, lock::LockFile), Error> {
-    let (locked, text) = lock::read_text(lock_path, limits)?;
-    let mut sources = Sources::default();
-    let old = lock::locked_snapshot(text, lock_path, &mut sources)?;
-    let new = load::load_selected(snapshot, &mut sources, load::Mode::Contract, limits, select)?;
+    let (old, new) = rayon::join(
+        || {
+            let mut sources = Sources::default();
+            lock::load(lock_path, limits, &mut sources).map(|s| (sources, s))
+        },
+        || {
+            let mut sources = Sources::default();
+            load::load_selected(snapshot, &mut sources, load::Mode::Contract, limits, select).map(|s| (sources, s))
+        },
+    );
+    let ((mut sources, (locked, mut old)), (new_sources, mut new)) = (old?, new?);
+    sources.absorb(new_sources, &mut new);
     let current = lock::lock(&new);
+    // A tool whose hash is the locked one has the locked contract: compared without a walk.
+    lock::pin(&mut old, &locked);
+    lock::pin(&mut new, &current);
     let mut analysis = analyze(sources, old, new);
     // The lock records contracts, not the files they came from: a selection cannot be applied to it.
     let gone = analysis.findings.iter().filter(|f| f.rule == RuleId::ToolRemoved).count();

@@ -11,6 +11,7 @@
 pub mod dir;
 pub mod git;
 pub mod read;
+pub mod scan;
 pub mod select;
 pub mod shape;
 pub mod span;
@@ -37,7 +38,7 @@ pub struct SourceFile {
     /// The whole file; tools share it (each keeps its byte range), so no tool text is copied.
     pub text: std::sync::Arc<String>,
     line_starts: std::sync::OnceLock<Vec<usize>>,
-    char_marks: std::sync::OnceLock<Vec<usize>>,
+    marks: std::sync::OnceLock<span::Marks>,
     /// Where each tool object starts (by its JSON Pointer), recorded while loading.
     tool_offsets: std::collections::HashMap<String, usize>,
     /// Per tool start: lookups so far, and after a few an index of every pointer in the tool, so that
@@ -53,7 +54,7 @@ impl SourceFile {
             name,
             text: std::sync::Arc::new(text),
             line_starts: std::sync::OnceLock::new(),
-            char_marks: std::sync::OnceLock::new(),
+            marks: std::sync::OnceLock::new(),
             tool_offsets: std::collections::HashMap::new(),
             lookups: std::sync::Mutex::new(std::collections::HashMap::new()),
         }
@@ -94,8 +95,7 @@ impl SourceFile {
     /// 1-based line and column of a byte offset.
     #[must_use]
     pub fn line_column(&self, offset: usize) -> (usize, usize) {
-        let marks = self.char_marks.get_or_init(|| span::char_marks(&self.text));
-        span::line_column_marked(&self.text, self.line_starts(), marks, offset)
+        self.marks.get_or_init(|| span::Marks::new(&self.text)).line_column(&self.text, offset)
     }
 }
 
@@ -151,6 +151,12 @@ pub struct Tool {
     pub file: FileId,
     /// JSON Pointer of the tool object inside its file.
     pub base: String,
+    /// The SHA-256 of its canonical contract, when a lock was made or read for it: two tools with
+    /// the same digest have the same contract and are compared as unchanged without a walk.
+    pub digest: Option<String>,
+    /// The tool object's members as loading found them: key and byte range in the file's text
+    /// (empty for a tool made from a value).
+    pub head: std::sync::Arc<[(Box<str>, std::ops::Range<usize>)]>,
 }
 
 impl Tool {
@@ -159,13 +165,29 @@ impl Tool {
     pub fn from_value(name: String, value: Value, file: FileId, base: String) -> Tool {
         let text = std::sync::Arc::new(value.to_string());
         let range = 0..text.len();
-        Tool { name, published: None, text, range, parsed: std::sync::OnceLock::from(value), file, base }
+        Tool {
+            name,
+            published: None,
+            text,
+            range,
+            parsed: std::sync::OnceLock::from(value),
+            file,
+            base,
+            digest: None,
+            head: std::sync::Arc::new([]),
+        }
     }
 
     /// The tool object's JSON text as published (validated JSON).
     #[must_use]
     pub fn raw(&self) -> &str {
         self.text.get(self.range.clone()).unwrap_or("null")
+    }
+
+    /// The text of the file the tool is in (what the ranges of [`Tool::head`] are in).
+    #[must_use]
+    pub fn file_text(&self) -> &str {
+        &self.text
     }
 
     /// The whole tool object, parsed afresh and not kept (for one pass over every tool, such as lint,
@@ -474,10 +496,23 @@ pub fn finish(parsed: Parsed, label: &str, sources: &Sources, mode: Mode, collid
 /// # Errors
 /// A lock file that is not JSON in the lock's shape.
 pub fn load_lock(name: &str, path: &Path, bytes: Vec<u8>, sources: &mut Sources) -> Result<Snapshot, Error> {
-    let (id, entries) = shape::parse_lock(sources, name.to_owned(), bytes)?;
+    load_lock_indexed(name, path, bytes, sources).map(|(snapshot, _)| snapshot)
+}
+
+/// [`load_lock`], with the lock's [`shape::LockIndex`] when the file has exactly the lock's shape.
+///
+/// # Errors
+/// As [`load_lock`].
+pub fn load_lock_indexed(
+    name: &str,
+    path: &Path,
+    bytes: Vec<u8>,
+    sources: &mut Sources,
+) -> Result<(Snapshot, Option<shape::LockIndex>), Error> {
+    let (id, entries, index) = shape::parse_lock(sources, name.to_owned(), bytes)?;
     sources.files[id].path = dir::working_path(path);
     let parsed = Parsed::Files { directory: false, files: vec![(String::new(), entries)] };
-    Ok(finish(parsed, name, sources, Mode::Contract, &HashSet::new()))
+    Ok((finish(parsed, name, sources, Mode::Contract, &HashSet::new()), index))
 }
 
 /// Adds one entry: a tool whose key is taken is repeated ([`Mode::Lint`]) or a duplicate problem.

@@ -6,34 +6,35 @@
 //! Promises: key order, whitespace and annotation hints spelled out at their defaults never change a
 //! hash; the lock file is written atomically; a missing or corrupt lock is a clear error.
 
+pub mod canonical;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::compare::HINTS;
 use crate::error::Error;
+use crate::load::scan;
 use crate::load::{Snapshot, Sources, Tool};
 
 /// The default lock file name.
 pub const LOCK_FILE: &str = "mcp-tools.lock";
 
 /// `mcp-tools.lock`, version 1.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LockFile {
     pub version: u32,
     pub tools: BTreeMap<String, LockedTool>,
 }
 
-/// One tool's hash and the contract it was computed over.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+/// One tool's hash: the SHA-256 of its contract's canonical text (the lock file also records the
+/// contract; [`read_text`] checks the two agree and [`locked_snapshot`] reads the contracts).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LockedTool {
     pub sha256: String,
-    pub contract: Value,
 }
 
 /// The parts of a tool that make its contract, with annotation defaults spelled out.
@@ -60,29 +61,178 @@ pub fn contract(tool: &Tool) -> Value {
 #[must_use]
 pub fn hash(contract: &Value) -> String {
     let canonical = serde_jcs::to_string(contract).unwrap_or_default();
+    digest(&canonical)
+}
+
+fn digest(canonical: &str) -> String {
     crate::checks::hex(&Sha256::digest(canonical.as_bytes()))
+}
+
+/// The canonical text of [`contract`]`(tool)`, written from the tool's text without parsing it
+/// into values (the value path when the text has something [`canonical`] does not handle).
+#[must_use]
+pub fn canonical_contract(tool: &Tool) -> String {
+    fast_contract(tool).unwrap_or_else(|| serde_jcs::to_string(&contract(tool)).unwrap_or_default())
+}
+
+/// [`canonical_contract`] from the text; `None` to take the value path.
+fn fast_contract(tool: &Tool) -> Option<String> {
+    // The members loading found, or (a tool made from a value) found here.
+    let scanned;
+    let (text, head): (&str, Vec<(&str, std::ops::Range<usize>)>) = if tool.head.is_empty() {
+        let raw = tool.raw();
+        scanned = scan::scan(raw, scan::Interest::Lock)?;
+        let members = scanned.members(scan::ws(raw.as_bytes(), 0))?;
+        (raw, members.iter().map(|m| Some((m.key.as_deref()?, m.span.clone()))).collect::<Option<_>>()?)
+    } else {
+        (tool.file_text(), tool.head.iter().map(|(k, r)| (&**k, r.clone())).collect())
+    };
+    let get = |key: &str| head.iter().find(|(k, _)| *k == key).map(|(_, r)| r.clone());
+    let mut w = canonical::Writer::new(text);
+    // Keys in RFC 8785 order: annotations, description, inputSchema, name, outputSchema, title.
+    w.out.extend_from_slice(b"{\"annotations\":");
+    annotations(text, get("annotations").as_ref(), &mut w)?;
+    for key in ["description", "inputSchema", "name", "outputSchema", "title"] {
+        if key == "name" {
+            w.out.extend_from_slice(b",\"name\":");
+            serde_json::to_writer(&mut w.out, &tool.name).ok()?;
+        } else if let Some(span) = get(key) {
+            w.out.push(b',');
+            serde_json::to_writer(&mut w.out, key).ok()?;
+            w.out.push(b':');
+            w.span(&span)?;
+        }
+    }
+    w.out.push(b'}');
+    String::from_utf8(std::mem::take(&mut w.out)).ok()
+}
+
+/// The annotations object with every hint spelled out (a hint that is not a boolean takes its
+/// default, as in [`contract`]); `span` is the tool's `annotations` member.
+fn annotations(raw: &str, span: Option<&std::ops::Range<usize>>, w: &mut canonical::Writer<'_>) -> Option<()> {
+    let text = span.and_then(|s| raw.get(s.clone())).filter(|t| t.starts_with('{'));
+    // The members of a non-object `annotations` are none, as `as_object` makes them.
+    let mut members: Vec<(String, Option<std::ops::Range<usize>>, Option<bool>)> = Vec::new();
+    if let (Some(text), Some(span)) = (text, span) {
+        let outline = scan::scan(text, scan::Interest::Snapshot)?;
+        for m in outline.members(0)? {
+            let key = m.key.as_deref()?.to_owned();
+            members.push((key, Some(m.span.start + span.start..m.span.end + span.start), None));
+        }
+    }
+    for (hint, default) in HINTS {
+        let value = match members.iter().position(|(k, ..)| k == hint) {
+            Some(i) => {
+                let v = match members[i].1.as_ref().and_then(|r| raw.get(r.clone())) {
+                    Some("true") => true,
+                    Some("false") => false,
+                    _ => *default,
+                };
+                members.remove(i);
+                v
+            }
+            None => *default,
+        };
+        members.push(((*hint).to_owned(), None, Some(value)));
+    }
+    members.sort_by(|a, b| {
+        if a.0.is_ascii() || b.0.is_ascii() { a.0.cmp(&b.0) } else { a.0.encode_utf16().cmp(b.0.encode_utf16()) }
+    });
+    w.out.push(b'{');
+    for (n, (key, span, flag)) in members.iter().enumerate() {
+        if n > 0 {
+            w.out.push(b',');
+        }
+        serde_json::to_writer(&mut w.out, key).ok()?;
+        w.out.push(b':');
+        match (span, flag) {
+            (_, Some(v)) => w.out.extend_from_slice(if *v { b"true" } else { b"false" }),
+            (Some(span), None) => w.span(span)?,
+            (None, None) => return None,
+        }
+    }
+    w.out.push(b'}');
+    Some(())
 }
 
 /// The lock of a snapshot.
 #[must_use]
 pub fn lock(snapshot: &Snapshot) -> LockFile {
-    let tools = snapshot
+    use rayon::prelude::*;
+    let tools: Vec<(String, LockedTool)> = snapshot
         .tools
-        .values()
-        .map(|t| {
-            let c = contract(t);
-            (t.name.clone(), LockedTool { sha256: hash(&c), contract: c })
-        })
+        .par_iter()
+        .map(|(name, t)| (name.clone(), LockedTool { sha256: digest(&canonical_contract(t)) }))
         .collect();
-    LockFile { version: 1, tools }
+    LockFile { version: 1, tools: tools.into_iter().collect() }
 }
 
-/// Stable, reviewable JSON text of a lock.
+/// Records each tool's hash in `lock` on the tool (see [`Tool::digest`]). For the snapshot of the
+/// lock itself ([`locked_snapshot`]), only on a tool read from the entry of its own name.
+pub fn pin(snapshot: &mut Snapshot, lock: &LockFile) {
+    for (name, tool) in &mut snapshot.tools {
+        let own = format!("/tools/{}/contract", crate::load::span::escape_token(name));
+        if !tool.base.ends_with("/contract") || tool.base == own {
+            tool.digest = lock.tools.get(name).map(|t| t.sha256.clone());
+        }
+    }
+}
+
+/// Tools written per step of [`write`]: each step's entries are made in parallel and written in order.
+const WRITE_STEP: usize = 256;
+
+/// Writes the lock file of `snapshot`: `serde_json::to_string_pretty`'s layout of `{"version": 1,
+/// "tools": {NAME: {"sha256": HASH, "contract": CONTRACT}}}`, each contract in its canonical form.
+/// Streamed: a few hundred tools' text is held at a time, never the whole lock.
+///
+/// # Errors
+/// When `out` fails.
+pub fn write(snapshot: &Snapshot, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use rayon::prelude::*;
+    write!(out, "{{\n  \"version\": 1,\n  \"tools\": {{")?;
+    let tools: Vec<(&String, &Tool)> = snapshot.tools.iter().collect();
+    for (step, chunk) in tools.chunks(WRITE_STEP).enumerate() {
+        let entries: Vec<String> = chunk
+            .par_iter()
+            .map(|(name, tool)| {
+                let contract = canonical_contract(tool);
+                let mut entry = String::with_capacity(contract.len() * 3 + 128);
+                entry.push_str("\n    ");
+                entry.push_str(&serde_json::to_string(name).unwrap_or_default());
+                entry.push_str(": {\n      \"sha256\": \"");
+                entry.push_str(&digest(&contract));
+                entry.push_str("\",\n      \"contract\": ");
+                canonical::pretty(&contract, 6, &mut entry);
+                entry.push_str("\n    }");
+                entry
+            })
+            .collect();
+        for (i, entry) in entries.iter().enumerate() {
+            if step > 0 || i > 0 {
+                out.write_all(b",")?;
+            }
+            out.write_all(entry.as_bytes())?;
+        }
+    }
+    out.write_all(if tools.is_empty() { b"}\n}\n" } else { b"\n  }\n}\n" })
+}
+
+/// The text [`write`] writes (for tests and small snapshots).
 #[must_use]
-pub fn to_text(lock: &LockFile) -> String {
-    let mut out = serde_json::to_string_pretty(lock).unwrap_or_default();
-    out.push('\n');
-    out
+pub fn text(snapshot: &Snapshot) -> String {
+    let mut out = Vec::new();
+    // Writing to memory does not fail.
+    let _ = write(snapshot, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The hash of a JSON value's text, whatever its layout and key order.
+fn hash_text(raw: &str) -> String {
+    let mut out = Vec::new();
+    match canonical::value(raw, &mut out).and_then(|()| String::from_utf8(out).ok()) {
+        Some(c) => digest(&c),
+        None => hash(&serde_json::from_str::<Value>(raw).unwrap_or_default()),
+    }
 }
 
 /// Reads a lock file.
@@ -101,31 +251,108 @@ pub fn read_with(path: &Path, limits: crate::load::Limits) -> Result<LockFile, E
     read_text(path, limits).map(|(lock, _)| lock)
 }
 
+/// The lock file as `serde` reads it: for its messages when the one-pass read refuses a text.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Strict {
+    version: u32,
+    tools: BTreeMap<String, StrictTool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StrictTool {
+    sha256: String,
+    contract: Value,
+}
+
 /// [`read_with`], also returning the lock's text (what [`locked_snapshot`] locates findings in).
 ///
 /// # Errors
 /// As [`read_with`].
 pub fn read_text(path: &Path, limits: crate::load::Limits) -> Result<(LockFile, String), Error> {
+    let mut sources = Sources::default();
+    let (lock, snapshot) = load(path, limits, &mut sources)?;
+    drop(snapshot);
+    let text = sources.files.pop().map(|f| std::sync::Arc::unwrap_or_clone(f.text)).unwrap_or_default();
+    Ok((lock, text))
+}
+
+/// A lock in another layout than `lock` writes (or not a lock at all) read as `serde` reads it: its
+/// message says what is wrong, and each contract is hashed as it is.
+fn read_strict(path: &Path, limits: crate::load::Limits) -> Result<(LockFile, String), Error> {
     let name = path.display().to_string();
-    let (lock, version, text) = crate::policy::read_versioned(
+    let (strict, version, text) = crate::policy::read_versioned(
         path,
         limits.max_input_bytes,
         "corrupt lock",
         "; create it with `mcp-drift lock`",
-        |l: &LockFile| l.version,
+        |l: &Strict| l.version,
     )?;
     crate::policy::check_version(path, "lock", version)?;
-    for (tool, locked) in &lock.tools {
+    let mut tools = BTreeMap::new();
+    for (tool, locked) in strict.tools {
         if hash(&locked.contract) != locked.sha256 {
-            return Err(Error::Input {
-                file: name,
-                line: 0,
-                column: 0,
-                message: format!("corrupt lock: the hash of `{tool}` does not match its recorded contract"),
-            });
+            return Err(corrupt(&name, &tool));
         }
+        tools.insert(tool, LockedTool { sha256: locked.sha256 });
     }
-    Ok((lock, text))
+    Ok((LockFile { version, tools }, text))
+}
+
+fn corrupt(file: &str, tool: &str) -> Error {
+    Error::Input {
+        file: file.to_owned(),
+        line: 0,
+        column: 0,
+        message: format!("corrupt lock: the hash of `{tool}` does not match its recorded contract"),
+    }
+}
+
+/// Reads the lock at `path` and its contracts as a snapshot (what [`read_text`] and then
+/// [`locked_snapshot`] give), reading the text once when it is in the shape `lock` writes.
+///
+/// # Errors
+/// As [`read_text`].
+pub fn load(path: &Path, limits: crate::load::Limits, sources: &mut Sources) -> Result<(LockFile, Snapshot), Error> {
+    let name = path.display().to_string();
+    let text = crate::policy::read_own_text(path, limits.max_input_bytes, "; create it with `mcp-drift lock`")?;
+    let mut own = Sources::default();
+    if let Ok((mut snapshot, Some(index))) = crate::load::load_lock_indexed(&name, path, text.into_bytes(), &mut own) {
+        crate::policy::check_version(path, "lock", index.version)?;
+        let text = own.files.first().map(|f| std::sync::Arc::clone(&f.text)).unwrap_or_default();
+        let tools = checked(&name, &text, index.entries)?;
+        sources.absorb(own, &mut snapshot);
+        return Ok((LockFile { version: index.version, tools }, snapshot));
+    }
+    // Not in the lock's shape: the strict reading says why, or reads it as it is.
+    let (lock, text) = read_strict(path, limits)?;
+    let snapshot = locked_snapshot(text, path, sources)?;
+    Ok((lock, snapshot))
+}
+
+/// The entries (name, hash, contract bytes in `text`) whose hash is that of their contract; the
+/// first that is not is a corrupt lock.
+fn checked(
+    name: &str,
+    text: &str,
+    entries: Vec<(String, String, std::ops::Range<usize>)>,
+) -> Result<BTreeMap<String, LockedTool>, Error> {
+    use rayon::prelude::*;
+    let checked: Vec<Result<(String, LockedTool), Error>> = entries
+        .into_par_iter()
+        .map(|(tool, sha256, span)| {
+            // As `lock` wrote it, the contract without its layout is the canonical text; else it is
+            // made canonical here.
+            let raw = text.get(span).unwrap_or_default();
+            if crate::checks::hex(&canonical::minified_digest(raw)) == sha256 || hash_text(raw) == sha256 {
+                Ok((tool, LockedTool { sha256 }))
+            } else {
+                Err(corrupt(name, &tool))
+            }
+        })
+        .collect();
+    checked.into_iter().collect()
 }
 
 /// The locked contracts as a snapshot, located in the lock file's own text (`text`, as

@@ -448,9 +448,8 @@ fn lock_command(snapshot: &str, output: &std::path::Path, input: &InputArgs) -> 
             ),
         });
     }
-    let lock = mcp_drift::lock::lock(&snap);
-    mcp_drift::policy::write_atomically(output, &mcp_drift::lock::to_text(&lock))?;
-    eprintln!("locked {} tool(s) in {}", lock.tools.len(), neutral(&output.display()));
+    mcp_drift::policy::write_atomically_with(output, |w| mcp_drift::lock::write(&snap, w))?;
+    eprintln!("locked {} tool(s) in {}", snap.tools.len(), neutral(&output.display()));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -615,7 +614,7 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             )?;
             let drifted = mcp_drift::lock::drifted(&locked, &current);
             if update {
-                mcp_drift::policy::write_atomically(&lock, &mcp_drift::lock::to_text(&current))?;
+                mcp_drift::policy::write_atomically_with(&lock, |w| mcp_drift::lock::write(&analysis.new, w))?;
                 eprintln!("updated {} ({} tool(s) changed)", neutral(&lock.display()), drifted.len());
                 return Ok(ExitCode::SUCCESS);
             }

@@ -384,19 +384,26 @@ pub(crate) fn read_versioned<T: serde::de::DeserializeOwned>(
     io_hint: &str,
     version: impl Fn(&T) -> u32,
 ) -> Result<(T, u32, String), Error> {
+    let text = read_own_text(path, cap, io_hint)?;
+    let (t, v) = parse_versioned(&path.display().to_string(), &text, what, version)?;
+    Ok((t, v, text))
+}
+
+/// The text of a file mcp-drift wrote (see [`read_versioned`]), not parsed.
+///
+/// # Errors
+/// As [`read_versioned`], but for the parse.
+pub(crate) fn read_own_text(path: &Path, cap: u64, io_hint: &str) -> Result<String, Error> {
     let limit = if cap == read::MAX_SETTINGS_BYTES { SETTINGS_LIMIT } else { read::INPUT_LIMIT };
     let bytes = read::file(path, cap, limit).map_err(|e| match e {
         Error::Io { path, message } => Error::Io { path, message: format!("{message}{io_hint}") },
         other => other,
     })?;
-    let name = path.display().to_string();
-    let text = settings_text(&name, bytes)?;
-    let (t, v) = parse_versioned(&name, &text, what, version)?;
-    Ok((t, v, text))
+    settings_text(&path.display().to_string(), bytes)
 }
 
 /// Parses the text of a JSON file written by mcp-drift (see [`read_versioned`]).
-fn parse_versioned<T: serde::de::DeserializeOwned>(
+pub(crate) fn parse_versioned<T: serde::de::DeserializeOwned>(
     name: &str,
     text: &str,
     what: &str,
@@ -455,11 +462,26 @@ pub fn baseline_of(findings: &[Finding], reason: &str) -> Baseline {
 /// # Errors
 /// When the directory is not writable.
 pub fn write_atomically(path: &Path, contents: &str) -> Result<(), Error> {
+    write_atomically_with(path, |w| w.write_all(contents.as_bytes()))
+}
+
+/// [`write_atomically`] of what `write` writes, streamed (buffered) into the temporary file.
+///
+/// # Errors
+/// When the directory is not writable, or `write` fails.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), Error> {
     use std::io::Write as _;
     let io = |e: std::io::Error| Error::Io { path: path.display().to_string(), message: e.to_string() };
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    tmp.write_all(contents.as_bytes()).map_err(io)?;
+    {
+        let mut buffered = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+        write(&mut buffered).map_err(io)?;
+        buffered.flush().map_err(io)?;
+    }
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())

@@ -25,7 +25,7 @@ pub(super) fn compare_tool(old: &Tool, new: &Tool) -> (Vec<Change>, Compatibilit
     let tool = new.name.clone();
     let mut out = Vec::new();
     // The common case in large snapshots: the same text, so nothing to parse or compare.
-    if old.raw() == new.raw() {
+    if old.raw() == new.raw() || (old.digest.is_some() && old.digest == new.digest) {
         return (out, Compatibility::unchanged());
     }
     let (o, n) = (old.value(), new.value());

@@ -205,7 +205,7 @@ mod tests {
         let mut sources = Sources::default();
         let s = crate::load::load_bytes("tools.json", tools.to_string().into_bytes(), &mut sources).unwrap();
         let path = dir.path().join("mcp-tools.lock");
-        std::fs::write(&path, lock::to_text(&lock::lock(&s))).unwrap();
+        std::fs::write(&path, lock::text(&s)).unwrap();
         Lock::read(&path, crate::load::Limits::default()).unwrap()
     }
 

@@ -194,13 +194,16 @@ pub fn snapshot_pairs(
     new: Option<Found>,
 ) -> Result<Vec<SnapshotPair>, (Option<Found>, Option<Found>)> {
     let directories = [&old, &new].iter().all(|s| s.as_ref().is_none_or(|f| f.directory));
+    if !directories {
+        return Err((old, new));
+    }
     let holds_list = |f: &FileRead| {
         let t = String::from_utf8_lossy(&f.bytes);
         let t = t.trim_start_matches('\u{feff}').trim_start();
         t.starts_with('[') || ["/tools", "/result", "/jsonrpc"].iter().any(|k| span::locate(t, k).is_some())
     };
     let lists = [&old, &new].iter().any(|s| s.as_ref().is_some_and(|f| f.files.iter().any(holds_list)));
-    if !(directories && lists) {
+    if !lists {
         return Err((old, new));
     }
     let mut pairs: BTreeMap<String, (Option<FileRead>, Option<FileRead>)> = BTreeMap::new();

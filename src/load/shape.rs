@@ -9,10 +9,13 @@
 //! compared (no object `inputSchema`, an `outputSchema` that is not a schema, no string `name`, not an
 //! object) is an [`Entry::Problem`] instead, so one bad tool never hides the others.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use serde_json::value::RawValue;
 
+use super::scan::{self, Member};
 use super::{FileId, Mode, Problem, ProblemKind, SourceFile, Sources, Tool, escape, span};
 use crate::error::Error;
 
@@ -33,7 +36,7 @@ pub fn parse_file(
     bytes: Vec<u8>,
     mode: Mode,
 ) -> Result<(FileId, Vec<Entry>), Error> {
-    parse_as(sources, name, bytes, mode, false)
+    parse_as(sources, name, bytes, mode, None)
 }
 
 /// Parses a lock file written by `mcp-drift lock` (`{"version": 1, "tools": {KEY: {"contract": TOOL,
@@ -42,16 +45,35 @@ pub fn parse_file(
 ///
 /// # Errors
 /// As [`parse_file`].
-pub fn parse_lock(sources: &mut Sources, name: String, bytes: Vec<u8>) -> Result<(FileId, Vec<Entry>), Error> {
-    parse_as(sources, name, bytes, Mode::Contract, true)
+pub fn parse_lock(
+    sources: &mut Sources,
+    name: String,
+    bytes: Vec<u8>,
+) -> Result<(FileId, Vec<Entry>, Option<LockIndex>), Error> {
+    let mut index = None;
+    let (file, entries) = parse_as(sources, name, bytes, Mode::Contract, Some(&mut index))?;
+    Ok((file, entries, index))
 }
 
+/// Tool objects found in a file: JSON Pointer and bytes.
+type Found = Vec<(String, Range<usize>)>;
+
+/// What a lock file in exactly the shape `mcp-drift lock` writes records besides its contracts:
+/// `{"version": V, "tools": {KEY: {"sha256": HASH, "contract": ...}}}` and nothing else.
+#[derive(Debug)]
+pub struct LockIndex {
+    pub version: u32,
+    /// Key, hash and the contract's bytes, in key order.
+    pub entries: Vec<(String, String, Range<usize>)>,
+}
+
+/// `lock`: read as a lock file, its [`LockIndex`] stored there when it has exactly the lock's shape.
 fn parse_as(
     sources: &mut Sources,
     name: String,
     bytes: Vec<u8>,
     mode: Mode,
-    lock: bool,
+    lock: Option<&mut Option<LockIndex>>,
 ) -> Result<(FileId, Vec<Entry>), Error> {
     let mut text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
@@ -68,45 +90,26 @@ fn parse_as(
     let file = sources.add(SourceFile::new(name, text));
     let source = sources.get(file);
     let text = source.text.as_str();
-    // The duplicate-key scan runs beside the parse: it reads the same bytes and needs no result of it.
-    // The parse only validates and finds the tool objects; tools are parsed on demand.
-    let (parsed, duplicate) = rayon::join(|| serde_json::from_str::<&RawValue>(text), || span::scan_structure(text));
-    let raw = parsed.map_err(|e| json_error(&source.name, &e))?;
-    match duplicate {
-        Some(span::Structure::DuplicateKey(offset, key)) => {
-            let (line, column) = source.line_column(offset);
-            return Err(Error::input(
-                &source.name,
-                line,
-                column,
-                format!("duplicate key `{}` in one object: parsers disagree on which value wins", escape(&key)),
-            ));
-        }
-        Some(span::Structure::TooDeep(offset)) => {
-            let (line, column) = source.line_column(offset);
-            return Err(Error::input(
-                &source.name,
-                line,
-                column,
-                format!("nesting deeper than {} levels (recursion limit)", span::MAX_NESTING),
-            ));
-        }
-        Some(span::Structure::NumberOutOfRange(offset)) => {
-            let (line, column) = source.line_column(offset);
-            return Err(Error::input(&source.name, line, column, "number out of range for a 64-bit float"));
-        }
-        None => {}
+    // One pass validates the JSON, its keys, nesting and numbers and finds the containers the tools
+    // are in; only when it refuses the text do the slower checks run, to say what is wrong and where.
+    let outline = scan::scan(text, if lock.is_some() { scan::Interest::Lock } else { scan::Interest::Snapshot });
+    if outline.is_none() {
+        check_slowly(source)?;
     }
+    let doc = Doc { text, outline };
     let mut found = Vec::new();
-    if lock {
-        collect_locked(raw, source, &mut found)?;
+    if let Some(index) = lock {
+        *index = collect_locked(&doc, source, &mut found)?;
     } else {
-        collect_tools(raw, String::new(), source, &mut found)?;
+        collect_tools(&doc, doc.root(), String::new(), source, &mut found)?;
     }
     // Checking a tool reads its members; thousands of tools share the cores.
     let entries: Vec<Entry> = {
         use rayon::prelude::*;
-        found.par_iter().map(|(base, raw)| check_tool(raw, base, file, source, mode)).collect::<Result<_, _>>()?
+        found
+            .par_iter()
+            .map(|(base, span)| check_tool(&doc, span, base, file, source, mode))
+            .collect::<Result<_, _>>()?
     };
     sources.files[file].tool_offsets = entries
         .iter()
@@ -115,6 +118,76 @@ fn parse_as(
         })
         .collect();
     Ok((file, entries))
+}
+
+/// What is wrong with a text the one-pass scan refused: invalid JSON, a repeated key, too deep a
+/// nesting or a number out of range, at its line and column. `Ok` when none of these (the scan is
+/// stricter than `serde_json` about lone surrogate escapes): loading then goes on without an outline.
+fn check_slowly(source: &SourceFile) -> Result<(), Error> {
+    let text = source.text.as_str();
+    let (parsed, structure) =
+        rayon::join(|| serde_json::from_str::<&RawValue>(text).map(|_| ()), || span::scan_structure(text));
+    parsed.map_err(|e| json_error(&source.name, &e))?;
+    let (offset, message) = match structure {
+        Some(span::Structure::DuplicateKey(offset, key)) => {
+            (offset, format!("duplicate key `{}` in one object: parsers disagree on which value wins", escape(&key)))
+        }
+        Some(span::Structure::TooDeep(offset)) => {
+            (offset, format!("nesting deeper than {} levels (recursion limit)", span::MAX_NESTING))
+        }
+        Some(span::Structure::NumberOutOfRange(offset)) => {
+            (offset, "number out of range for a 64-bit float".to_owned())
+        }
+        None => return Ok(()),
+    };
+    let (line, column) = source.line_column(offset);
+    Err(Error::input(&source.name, line, column, message))
+}
+
+/// A valid file's text and, when the scan gave one, its outline.
+struct Doc<'t> {
+    text: &'t str,
+    outline: Option<scan::Outline<'t>>,
+}
+
+impl<'t> Doc<'t> {
+    /// The top-level value's bytes.
+    fn root(&self) -> Range<usize> {
+        let b = self.text.as_bytes();
+        let json_ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+        let start = b.iter().position(|c| !json_ws(c)).unwrap_or(b.len());
+        let end = b.iter().rposition(|c| !json_ws(c)).map_or(start, |e| e + 1);
+        start..end
+    }
+
+    fn get(&self, span: &Range<usize>) -> &'t str {
+        self.text.get(span.clone()).unwrap_or("null")
+    }
+
+    /// The members of the object or array at `span`: from the outline, or parsed when it has none.
+    fn members(&self, span: &Range<usize>) -> Result<Cow<'_, [Member<'t>]>, serde_json::Error> {
+        if let Some(members) = self.outline.as_ref().and_then(|o| o.members(span.start)) {
+            return Ok(Cow::Borrowed(members));
+        }
+        let base = self.text.as_ptr() as usize;
+        let at = |r: &RawValue| {
+            let start = (r.get().as_ptr() as usize).wrapping_sub(base);
+            start..start + r.get().len()
+        };
+        let text = self.get(span);
+        Ok(Cow::Owned(if first_byte(text) == b'{' {
+            let map: BTreeMap<String, &'t RawValue> = serde_json::from_str(text)?;
+            map.into_iter().map(|(k, v)| Member { key: Some(Cow::Owned(k)), span: at(v) }).collect()
+        } else {
+            let list: Vec<&'t RawValue> = serde_json::from_str(text)?;
+            list.into_iter().map(|v| Member { key: None, span: at(v) }).collect()
+        }))
+    }
+}
+
+/// The member named `key`.
+fn member<'m>(members: &'m [Member<'_>], key: &str) -> Option<&'m Range<usize>> {
+    members.iter().find(|m| m.key.as_deref() == Some(key)).map(|m| &m.span)
 }
 
 pub(super) fn json_error(file: &str, e: &serde_json::Error) -> Error {
@@ -134,28 +207,29 @@ fn shape_error(source: &SourceFile, pointer: &str, message: impl Into<String>) -
     Error::input(&source.name, line, column, message)
 }
 
-/// The first significant byte of a JSON value.
-fn first_byte(raw: &RawValue) -> u8 {
-    raw.get().bytes().find(|b| !b.is_ascii_whitespace()).unwrap_or(b' ')
+/// The first significant byte of a JSON value's text.
+fn first_byte(text: &str) -> u8 {
+    text.bytes().find(|b| !b.is_ascii_whitespace()).unwrap_or(b' ')
 }
 
 /// What mcp-drift reads, for messages about shapes it does not.
 const EXPECTED: &str = "mcp-drift reads MCP tools/list snapshots, where each tool has `name` and `inputSchema`";
 
 /// A tool definition of another ecosystem, recognized by its members: an error that names it.
-fn foreign_tool(map: &BTreeMap<String, &RawValue>, base: &str, source: &SourceFile) -> Option<Error> {
-    if map.contains_key("inputSchema") {
+fn foreign_tool(doc: &Doc<'_>, members: &[Member<'_>], base: &str, source: &SourceFile) -> Option<Error> {
+    let has = |key| member(members, key).is_some();
+    if has("inputSchema") {
         return None;
     }
-    let is_function = map.get("type").is_some_and(|t| t.get().trim() == "\"function\"");
-    if map.contains_key("input_schema") {
+    let is_function = member(members, "type").is_some_and(|t| doc.get(t).trim() == "\"function\"");
+    if has("input_schema") {
         return Some(shape_error(
             source,
             &format!("{base}/input_schema"),
             format!("this is an Anthropic Messages API tool (`input_schema`), not an MCP tool; {EXPECTED} (camelCase)"),
         ));
     }
-    if is_function && map.contains_key("function") {
+    if is_function && has("function") {
         return Some(shape_error(
             source,
             &format!("{base}/function"),
@@ -164,7 +238,7 @@ fn foreign_tool(map: &BTreeMap<String, &RawValue>, base: &str, source: &SourceFi
             ),
         ));
     }
-    if map.contains_key("parameters") && (is_function || map.contains_key("name")) {
+    if has("parameters") && (is_function || has("name")) {
         return Some(shape_error(
             source,
             &format!("{base}/parameters"),
@@ -174,76 +248,114 @@ fn foreign_tool(map: &BTreeMap<String, &RawValue>, base: &str, source: &SourceFi
     None
 }
 
-/// The contracts of a lock file, at `/tools/KEY/contract`.
-fn collect_locked<'t>(
-    raw: &'t RawValue,
+/// The shape of a lock file as `serde` checks it, for its message when the file is not one.
+#[derive(serde::Deserialize)]
+struct Lock<'a> {
+    #[serde(borrow)]
+    #[allow(dead_code, reason = "only the shape is checked here")]
+    tools: BTreeMap<String, Locked<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Locked<'a> {
+    #[serde(borrow)]
+    #[allow(dead_code, reason = "only the shape is checked here")]
+    contract: &'a RawValue,
+}
+
+/// The contracts of a lock file, at `/tools/KEY/contract`, in key order; the lock's index when the
+/// file has exactly the lock's shape.
+fn collect_locked(
+    doc: &Doc<'_>,
     source: &SourceFile,
-    out: &mut Vec<(String, &'t RawValue)>,
-) -> Result<(), Error> {
-    #[derive(serde::Deserialize)]
-    struct Lock<'a> {
-        #[serde(borrow)]
-        tools: BTreeMap<String, Locked<'a>>,
+    out: &mut Vec<(String, Range<usize>)>,
+) -> Result<Option<LockIndex>, Error> {
+    let fast = || -> Option<(Found, Option<LockIndex>)> {
+        let root = doc.members(&doc.root()).ok()?;
+        let tools = member(&root, "tools").filter(|t| first_byte(doc.get(t)) == b'{')?;
+        let exactly = |m: &[Member<'_>], keys: [&str; 2]| m.len() == 2 && keys.iter().all(|k| member(m, k).is_some());
+        let version = member(&root, "version").and_then(|v| doc.get(v).parse::<u32>().ok());
+        let mut index = version
+            .filter(|_| exactly(&root, ["version", "tools"]))
+            .map(|version| LockIndex { version, entries: Vec::new() });
+        let mut found = Vec::new();
+        for entry in doc.members(tools).ok()?.iter() {
+            let key = entry.key.as_deref()?;
+            let members = doc.members(&entry.span).ok()?;
+            let contract = member(&members, "contract")?.clone();
+            let sha256 = member(&members, "sha256").and_then(|h| serde_json::from_str::<String>(doc.get(h)).ok());
+            match (&mut index, sha256) {
+                (Some(index), Some(sha256)) if exactly(&members, ["sha256", "contract"]) => {
+                    index.entries.push((key.to_owned(), sha256, contract.clone()));
+                }
+                _ => index = None,
+            }
+            found.push((format!("/tools/{}/contract", span::escape_token(key)), contract));
+        }
+        Some((found, index))
+    };
+    if let Some((mut found, mut index)) = fast().filter(|_| first_byte(doc.get(&doc.root())) == b'{') {
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        out.extend(found);
+        if let Some(index) = &mut index {
+            index.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        }
+        return Ok(index);
     }
-    #[derive(serde::Deserialize)]
-    struct Locked<'a> {
-        #[serde(borrow)]
-        contract: &'a RawValue,
-    }
-    let lock: Lock<'t> = serde_json::from_str(raw.get()).map_err(|e| json_error(&source.name, &e))?;
-    for (key, locked) in lock.tools {
-        out.push((format!("/tools/{}/contract", span::escape_token(&key)), locked.contract));
-    }
-    Ok(())
+    // Not the shape of a lock: serde's message says what is missing.
+    serde_json::from_str::<Lock<'_>>(doc.get(&doc.root())).map_err(|e| json_error(&source.name, &e))?;
+    Err(shape_error(source, "", "internal: a lock file's contracts could not be found"))
 }
 
 /// Finds the tool objects in any supported shape.
-fn collect_tools<'t>(
-    raw: &'t RawValue,
+fn collect_tools(
+    doc: &Doc<'_>,
+    at: Range<usize>,
     base: String,
     source: &SourceFile,
-    out: &mut Vec<(String, &'t RawValue)>,
+    out: &mut Vec<(String, Range<usize>)>,
 ) -> Result<(), Error> {
     let parse_err = |e: &serde_json::Error| json_error(&source.name, e);
-    match first_byte(raw) {
+    match first_byte(doc.get(&at)) {
         b'{' => {
-            let map: BTreeMap<String, &'t RawValue> = serde_json::from_str(raw.get()).map_err(|e| parse_err(&e))?;
-            let envelope = map.contains_key("jsonrpc") || (map.contains_key("id") && map.contains_key("result"));
-            if envelope && map.contains_key("error") {
+            let map = doc.members(&at).map_err(|e| parse_err(&e))?;
+            let has = |key| member(&map, key).is_some();
+            let envelope = has("jsonrpc") || (has("id") && has("result"));
+            if envelope && has("error") {
                 return Err(shape_error(
                     source,
                     &format!("{base}/error"),
                     "JSON-RPC error response, not a tools/list result",
                 ));
             }
-            if envelope && !map.contains_key("result") {
+            if envelope && !has("result") {
                 return Err(shape_error(source, &base, "JSON-RPC response without `result`"));
             }
             // `{"result": {"tools": [...]}}`: a response saved without its envelope.
-            let unwrapped = !map.contains_key("tools") && !map.contains_key("name");
-            if let Some(result) = map.get("result").filter(|_| envelope || unwrapped) {
-                return collect_tools(result, format!("{base}/result"), source, out);
+            let unwrapped = !has("tools") && !has("name");
+            if let Some(result) = member(&map, "result").filter(|_| envelope || unwrapped) {
+                return collect_tools(doc, result.clone(), format!("{base}/result"), source, out);
             }
-            if let Some(tools) = map.get("tools") {
-                if first_byte(tools) != b'[' {
+            if let Some(tools) = member(&map, "tools") {
+                if first_byte(doc.get(tools)) != b'[' {
                     return Err(shape_error(
                         source,
                         &format!("{base}/tools"),
                         "`tools` must be an array of tool objects",
                     ));
                 }
-                let list: Vec<&'t RawValue> = serde_json::from_str(tools.get()).map_err(|e| parse_err(&e))?;
-                for (i, tool) in list.into_iter().enumerate() {
-                    out.push((format!("{base}/tools/{i}"), tool));
+                let list = doc.members(tools).map_err(|e| parse_err(&e))?;
+                for (i, tool) in list.iter().enumerate() {
+                    out.push((format!("{base}/tools/{i}"), tool.span.clone()));
                 }
                 return Ok(());
             }
-            if let Some(e) = foreign_tool(&map, &base, source) {
+            if let Some(e) = foreign_tool(doc, &map, &base, source) {
                 return Err(e);
             }
             // A tool object without a name is still a tool (reported as `tool-unnamed`).
-            if map.contains_key("name") || map.contains_key("inputSchema") {
-                out.push((base, raw));
+            if has("name") || has("inputSchema") {
+                out.push((base, at));
                 return Ok(());
             }
             Err(shape_error(
@@ -253,25 +365,21 @@ fn collect_tools<'t>(
             ))
         }
         b'[' => {
-            #[derive(serde::Deserialize)]
-            struct Page<'a> {
-                #[serde(borrow)]
-                tools: Option<&'a RawValue>,
-                #[serde(borrow)]
-                result: Option<&'a RawValue>,
-            }
-            let items: Vec<&'t RawValue> = serde_json::from_str(raw.get()).map_err(|e| parse_err(&e))?;
-            let is_page = |i: &&RawValue| {
-                first_byte(i) == b'{'
-                    && serde_json::from_str::<Page<'_>>(i.get()).is_ok_and(|p| p.tools.is_some() || p.result.is_some())
+            let items = doc.members(&at).map_err(|e| parse_err(&e))?;
+            // A page has `tools` or `result` that is not null.
+            let is_page = |item: &Member<'_>| {
+                first_byte(doc.get(&item.span)) == b'{'
+                    && doc.members(&item.span).is_ok_and(|m| {
+                        ["tools", "result"].iter().any(|k| member(&m, k).is_some_and(|v| doc.get(v) != "null"))
+                    })
             };
             let pages = !items.is_empty() && items.iter().all(is_page);
-            for (i, item) in items.into_iter().enumerate() {
+            for (i, item) in items.iter().enumerate() {
                 let pointer = format!("{base}/{i}");
                 if pages {
-                    collect_tools(item, pointer, source, out)?;
+                    collect_tools(doc, item.span.clone(), pointer, source, out)?;
                 } else {
-                    out.push((pointer, item));
+                    out.push((pointer, item.span.clone()));
                 }
             }
             Ok(())
@@ -280,14 +388,15 @@ fn collect_tools<'t>(
     }
 }
 
-fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile, mode: Mode) -> Result<Entry, Error> {
-    // `raw` borrows from the file's text, so where the tool is there is a pointer difference: no search.
-    let at = (raw.get().as_ptr() as usize).wrapping_sub(source.text.as_ptr() as usize);
-    let range = at..at + raw.get().len();
-    if source.text.get(range.clone()).map(str::as_ptr) != Some(raw.get().as_ptr()) {
-        return Err(shape_error(source, base, "internal: a tool's text is not inside its file"));
-    }
-    let tool = |name: String| Tool {
+fn check_tool(
+    doc: &Doc<'_>,
+    range: &Range<usize>,
+    base: &str,
+    file: FileId,
+    source: &SourceFile,
+    mode: Mode,
+) -> Result<Entry, Error> {
+    let tool = |name: String, head: &std::sync::Arc<[(Box<str>, Range<usize>)]>| Tool {
         name,
         published: None,
         text: std::sync::Arc::clone(&source.text),
@@ -295,21 +404,29 @@ fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile, mod
         parsed: std::sync::OnceLock::new(),
         file,
         base: base.to_owned(),
+        digest: None,
+        head: std::sync::Arc::clone(head),
     };
     let problem = |kind, name: String, pointer: &str, detail: String| {
-        Ok(Entry::Problem(Problem { kind, tool: tool(name), pointer: pointer.to_owned(), detail }))
+        Ok(Entry::Problem(Problem {
+            kind,
+            tool: tool(name, &std::sync::Arc::from(Vec::new())),
+            pointer: pointer.to_owned(),
+            detail,
+        }))
     };
-    if first_byte(raw) != b'{' {
+    if first_byte(doc.get(range)) != b'{' {
         return problem(ProblemKind::Invalid, String::new(), "", "a tool must be a JSON object".to_owned());
     }
     // Members as raw text: only the keys are built, so `null` and absence stay apart.
-    let head: BTreeMap<String, &RawValue> =
-        serde_json::from_str(raw.get()).map_err(|e| json_error(&source.name, &e))?;
-    if let Some(e) = foreign_tool(&head, base, source) {
+    let head = doc.members(range).map_err(|e| json_error(&source.name, &e))?;
+    let head_of: std::sync::Arc<[(Box<str>, Range<usize>)]> =
+        head.iter().filter_map(|m| Some((Box::from(m.key.as_deref()?), m.span.clone()))).collect();
+    if let Some(e) = foreign_tool(doc, &head, base, source) {
         return Err(e);
     }
-    let raw_name = head.get("name");
-    let Some(name) = raw_name.and_then(|n| serde_json::from_str::<String>(n.get()).ok()) else {
+    let raw_name = member(&head, "name").map(|n| doc.get(n));
+    let Some(name) = raw_name.and_then(|n| serde_json::from_str::<String>(n).ok()) else {
         let (at, detail) = match raw_name {
             Some(n) => ("/name", format!("`name` is {}, not a string", kind_of(n))),
             None => ("", "the tool has no `name`".to_owned()),
@@ -317,9 +434,9 @@ fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile, mod
         return problem(ProblemKind::Unnamed, String::new(), at, detail);
     };
     if mode == Mode::Lint {
-        return Ok(Entry::Tool(tool(name)));
+        return Ok(Entry::Tool(tool(name, &head_of)));
     }
-    match head.get("inputSchema") {
+    match member(&head, "inputSchema").map(|r| doc.get(r)) {
         Some(r) if first_byte(r) == b'{' => {}
         Some(r) => {
             let detail = format!("`inputSchema` is {}; it must be a JSON Schema object", kind_of(r));
@@ -327,18 +444,18 @@ fn check_tool(raw: &RawValue, base: &str, file: FileId, source: &SourceFile, mod
         }
         None => return problem(ProblemKind::Invalid, name, "", "the tool has no `inputSchema`".to_owned()),
     }
-    if let Some(output) = head.get("outputSchema")
-        && !(first_byte(output) == b'{' || matches!(output.get().trim(), "true" | "false"))
+    if let Some(output) = member(&head, "outputSchema").map(|r| doc.get(r))
+        && !(first_byte(output) == b'{' || matches!(output.trim(), "true" | "false"))
     {
         let detail = format!("`outputSchema` is {}; it must be a JSON Schema (object or boolean)", kind_of(output));
         return problem(ProblemKind::Invalid, name, "/outputSchema", detail);
     }
-    Ok(Entry::Tool(tool(name)))
+    Ok(Entry::Tool(tool(name, &head_of)))
 }
 
 /// `null`, `a string`, `an array`, ... for messages.
-fn kind_of(raw: &RawValue) -> &'static str {
-    match first_byte(raw) {
+fn kind_of(text: &str) -> &'static str {
+    match first_byte(text) {
         b'n' => "null",
         b'"' => "a string",
         b'[' => "an array",

@@ -395,43 +395,67 @@ pub fn line_column(text: &str, line_starts: &[usize], offset: usize) -> (usize, 
     (line + 1, column)
 }
 
-/// Bytes per block of [`char_marks`].
+/// Bytes per block of [`Marks`].
 const MARK_BLOCK: usize = 4096;
 
-/// The number of characters before each [`MARK_BLOCK`]-byte block of `text`, so that a column on a
-/// very long line (a minified snapshot is one line) costs one block to count, not the whole line.
-#[must_use]
-pub fn char_marks(text: &str) -> Vec<usize> {
-    let mut marks = Vec::with_capacity(text.len() / MARK_BLOCK + 1);
-    let mut total = 0;
-    for block in text.as_bytes().chunks(MARK_BLOCK) {
-        marks.push(total);
-        total += chars_in(block);
+/// Per [`MARK_BLOCK`]-byte block of a text: the characters and lines before it and where the last
+/// line before it starts, so that a line and column cost one block to count, not the whole file (a
+/// minified snapshot is one long line; a pretty one has a million short ones).
+#[derive(Debug, Default)]
+pub struct Marks(Vec<Mark>);
+
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    chars: usize,
+    lines: usize,
+    line_start: usize,
+}
+
+impl Marks {
+    /// One pass over `text`.
+    #[must_use]
+    pub fn new(text: &str) -> Marks {
+        let mut marks = Vec::with_capacity(text.len() / MARK_BLOCK + 1);
+        let mut at = Mark { chars: 0, lines: 0, line_start: 0 };
+        for (i, block) in text.as_bytes().chunks(MARK_BLOCK).enumerate() {
+            marks.push(at);
+            at.chars += chars_in(block);
+            at.lines += memchr::memchr_iter(b'\n', block).count();
+            if let Some(last) = memchr::memrchr(b'\n', block) {
+                at.line_start = i * MARK_BLOCK + last + 1;
+            }
+        }
+        marks.push(at);
+        Marks(marks)
     }
-    marks.push(total);
-    marks
+
+    /// Characters before byte `offset` (at most the text's length).
+    fn chars_before(&self, text: &[u8], offset: usize) -> usize {
+        let block = offset / MARK_BLOCK;
+        self.0.get(block).map_or(0, |m| m.chars) + chars_in(text.get(block * MARK_BLOCK..offset).unwrap_or_default())
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    #[must_use]
+    pub fn line_column(&self, text: &str, offset: usize) -> (usize, usize) {
+        let b = text.as_bytes();
+        let offset = offset.min(b.len());
+        let block = offset / MARK_BLOCK;
+        let Some(mark) = self.0.get(block) else { return (1, 1) };
+        let before = b.get(block * MARK_BLOCK..offset).unwrap_or_default();
+        let line = mark.lines + memchr::memchr_iter(b'\n', before).count();
+        let start = memchr::memrchr(b'\n', before).map_or(mark.line_start, |i| block * MARK_BLOCK + i + 1);
+        (line + 1, self.chars_before(b, offset) - self.chars_before(b, start) + 1)
+    }
 }
 
 /// Characters in a slice of UTF-8 bytes that may start or end inside a character: the bytes that are
 /// not continuation bytes.
 fn chars_in(bytes: &[u8]) -> usize {
+    if bytes.is_ascii() {
+        return bytes.len();
+    }
     bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
-}
-
-/// Characters before byte `offset`, using the block marks.
-fn chars_before(text: &str, marks: &[usize], offset: usize) -> usize {
-    let offset = offset.min(text.len());
-    let block = offset / MARK_BLOCK;
-    marks.get(block).copied().unwrap_or(0) + chars_in(&text.as_bytes()[block * MARK_BLOCK..offset])
-}
-
-/// 1-based line and column (in characters) of a byte offset, in time independent of line length.
-#[must_use]
-pub fn line_column_marked(text: &str, line_starts: &[usize], marks: &[usize], offset: usize) -> (usize, usize) {
-    let line = line_starts.partition_point(|&s| s <= offset).saturating_sub(1);
-    let start = line_starts.get(line).copied().unwrap_or(0);
-    let column = chars_before(text, marks, offset) - chars_before(text, marks, start.min(offset)) + 1;
-    (line + 1, column)
 }
 
 /// Byte offsets at which lines start.
@@ -441,7 +465,7 @@ pub fn line_starts(text: &str) -> Vec<usize> {
 }
 
 fn memchr_newlines(text: &str) -> impl Iterator<Item = usize> + '_ {
-    text.bytes().enumerate().filter(|&(_, c)| c == b'\n').map(|(i, _)| i + 1)
+    memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1)
 }
 
 #[cfg(test)]
@@ -477,13 +501,16 @@ mod tests {
         assert_eq!(line_column(DOC, &starts, at), (4, 6));
         // The block-marked version agrees everywhere, across multi-byte characters and block edges.
         let long: String = (0..3000).map(|i| if i % 7 == 0 { "é\n" } else { "ab€" }).collect();
-        let (starts, marks) = (line_starts(&long), char_marks(&long));
+        let (starts, marks) = (line_starts(&long), Marks::new(&long));
         for offset in (0..long.len()).filter(|&o| long.is_char_boundary(o)) {
-            assert_eq!(
-                line_column_marked(&long, &starts, &marks, offset),
-                line_column(&long, &starts, offset),
-                "{offset}"
-            );
+            assert_eq!(marks.line_column(&long, offset), line_column(&long, &starts, offset), "{offset}");
+        }
+        // A text without newlines, and one that is nothing but.
+        for text in ["x".repeat(10_000), "\n".repeat(10_000)] {
+            let (starts, marks) = (line_starts(&text), Marks::new(&text));
+            for offset in [0, 1, 4095, 4096, 4097, 9999, 10_000] {
+                assert_eq!(marks.line_column(&text, offset), line_column(&text, &starts, offset), "{offset}");
+            }
         }
     }
 

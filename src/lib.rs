@@ -20,6 +20,7 @@ pub mod mcp;
 pub mod meaning;
 pub mod names;
 pub mod policy;
+pub mod replay;
 pub mod report;
 pub mod schema;
 pub mod text;
@@ -338,6 +339,17 @@ pub fn verify_selected(
         ));
     }
     Ok((analysis, locked, current))
+}
+
+/// The snapshot `mcp-drift replay` checks recorded calls against, without an old side: an analysis
+/// with no findings yet, whose `new` is the snapshot (see [`replay::replay`]).
+///
+/// # Errors
+/// When the snapshot cannot be read or is not a valid snapshot.
+pub fn replay_target(new: &load::Source, limits: load::Limits, select: &load::Select) -> Result<Analysis, Error> {
+    let mut sources = Sources::default();
+    let new = load::load_selected(new, &mut sources, load::Mode::Contract, limits, select)?;
+    Ok(Analysis { sources, ..Analysis::empty(Snapshot::empty(""), new) })
 }
 
 /// Lints snapshots on their own (`mcp-drift lint`). Each is loaded leniently, so a broken tool is a

@@ -124,6 +124,10 @@ struct GuardArgs {
     /// Append one JSON line per tools/call here (time, tool, hashes, decision, request id).
     #[arg(long, value_name = "FILE")]
     audit: Option<std::path::PathBuf>,
+    /// Append every message of the session here, both directions, verbatim, one JSON line each: the
+    /// recorded traffic `mcp-drift replay --calls` reads. It holds the calls' arguments and results.
+    #[arg(long, value_name = "FILE")]
+    record: Option<std::path::PathBuf>,
     /// Forward calls whose drift is only findings of these rules (repeatable, or comma-separated).
     #[arg(long, value_name = "RULE", num_args = 1.., value_delimiter = ',')]
     allow_drift: Vec<String>,
@@ -509,6 +513,7 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
     let options = mcp_drift::guard::Options {
         lock: args.lock,
         audit: args.audit,
+        record: args.record,
         policy: mcp_drift::guard::Policy { allow, block_on },
         command: args.command,
         bounds,

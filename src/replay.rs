@@ -296,18 +296,20 @@ impl<'a> Replayer<'a> {
         let Some(checks) = self.take_checks(i) else { return Some(i) };
         match checks.input.check(arguments, &mut self.fuel) {
             Verdict::Skipped(why) => *self.counts.not_validated.entry(why).or_default() += 1,
-            Verdict::Invalid(r) => {
+            Verdict::Invalid(failures) => {
                 self.counts.rejected += 1;
-                let name = (r.keyword == "required")
-                    .then(|| r.reason.strip_prefix('`').and_then(|s| s.split('`').next()).map(str::to_owned))
-                    .flatten();
-                let key = Key {
-                    rule: RuleId::ReplayCallRejected,
-                    tool: tool.to_owned(),
-                    pointer: format!("/inputSchema{}", r.schema_path),
-                    reason: r.reason,
-                };
-                self.group(key, at, arguments, r.keyword, r.instance_path, name);
+                for r in failures {
+                    let name = (r.keyword == "required")
+                        .then(|| r.reason.strip_prefix('`').and_then(|s| s.split('`').next()).map(str::to_owned))
+                        .flatten();
+                    let key = Key {
+                        rule: RuleId::ReplayCallRejected,
+                        tool: tool.to_owned(),
+                        pointer: format!("/inputSchema{}", r.schema_path),
+                        reason: r.reason,
+                    };
+                    self.group(key, at, arguments, r.keyword, r.instance_path, name);
+                }
             }
             Verdict::Valid => {
                 self.counts.accepted += 1;
@@ -360,15 +362,17 @@ impl<'a> Replayer<'a> {
         match verdict {
             Verdict::Valid => self.counts.described += 1,
             Verdict::Skipped(why) => *self.counts.results_not_checked.entry(why).or_default() += 1,
-            Verdict::Invalid(r) => {
+            Verdict::Invalid(failures) => {
                 self.counts.undescribed += 1;
-                let key = Key {
-                    rule: RuleId::ReplayResultUndescribed,
-                    tool: tool.to_owned(),
-                    pointer: format!("/outputSchema{}", r.schema_path),
-                    reason: r.reason,
-                };
-                self.group(key, at, &value, r.keyword, r.instance_path, None);
+                for r in failures {
+                    let key = Key {
+                        rule: RuleId::ReplayResultUndescribed,
+                        tool: tool.to_owned(),
+                        pointer: format!("/outputSchema{}", r.schema_path),
+                        reason: r.reason,
+                    };
+                    self.group(key, at, &value, r.keyword, r.instance_path, None);
+                }
             }
         }
     }

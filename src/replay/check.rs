@@ -20,6 +20,9 @@ pub const MAX_CALL_COST: u64 = 10_000_000;
 /// The most such visits one run may spend in all.
 pub const MAX_TOTAL_COST: u64 = 20_000_000_000;
 
+/// Failures kept per instance: a call that fails several ways counts in each of its first few.
+pub const MAX_FAILURES: usize = 8;
+
 /// How deep `properties` are looked for through `$ref`s and combinators.
 const DECLARED_DEPTH: usize = 8;
 
@@ -38,7 +41,8 @@ pub struct Schema<'s> {
 #[derive(Debug)]
 pub enum Verdict {
     Valid,
-    Invalid(Rejection),
+    /// Every distinct failure (at most [`MAX_FAILURES`]), in the validator's order.
+    Invalid(Vec<Rejection>),
     /// Not validated: why.
     Skipped(&'static str),
 }
@@ -79,15 +83,25 @@ impl<'s> Schema<'s> {
             return Verdict::Skipped("the run's validation budget was spent");
         }
         *fuel -= cost;
-        match validator.validate(instance) {
-            Ok(()) => Verdict::Valid,
-            Err(e) => Verdict::Invalid(Rejection {
+        if validator.is_valid(instance) {
+            return Verdict::Valid;
+        }
+        let mut out: Vec<Rejection> = Vec::new();
+        for e in validator.iter_errors(instance) {
+            let r = Rejection {
                 keyword: e.kind().keyword().to_owned(),
                 schema_path: resolvable(self.root, e.schema_path().as_str()),
                 instance_path: e.instance_path().to_string(),
                 reason: reason(&e, self.root),
-            }),
+            };
+            if !out.iter().any(|o| o.schema_path == r.schema_path && o.reason == r.reason) {
+                out.push(r);
+            }
+            if out.len() >= MAX_FAILURES {
+                break;
+            }
         }
+        if out.is_empty() { Verdict::Valid } else { Verdict::Invalid(out) }
     }
 }
 
@@ -256,7 +270,10 @@ mod tests {
         let s = Schema::new(&schema);
         let mut fuel = MAX_TOTAL_COST;
         let reason = |v: Value, fuel: &mut u64| match s.check(&v, fuel) {
-            Verdict::Invalid(r) => (r.keyword, r.schema_path, r.reason),
+            Verdict::Invalid(mut r) => {
+                let r = r.remove(0);
+                (r.keyword, r.schema_path, r.reason)
+            }
             other => panic!("{other:?}"),
         };
         assert_eq!(
@@ -269,6 +286,11 @@ mod tests {
         let (_, _, why) = reason(json!({"q": 1, "n": 123_456_789}), &mut fuel);
         assert_eq!(why, "a number that fails `maximum: 3`");
         assert!(matches!(s.check(&json!({"q": 1}), &mut fuel), Verdict::Valid));
+        // Every way a call fails, once each.
+        let Verdict::Invalid(all) = s.check(&json!({"mode": "x", "n": 9}), &mut fuel) else { panic!() };
+        let keywords: Vec<&str> = all.iter().map(|r| r.keyword.as_str()).collect();
+        assert_eq!(keywords.len(), 3, "{all:?}");
+        assert!(["required", "enum", "maximum"].iter().all(|k| keywords.contains(k)), "{all:?}");
         // Spent fuel stops validation.
         let mut none = 0;
         assert!(matches!(s.check(&json!({"q": 1}), &mut none), Verdict::Skipped(_)));

@@ -25,30 +25,37 @@ fn within(a: &str, b: &str) -> bool {
     a == b || (b.starts_with(a) && b[a.len()..].starts_with('/'))
 }
 
-/// Whether the diff finding `d` explains the replay finding `r`.
-fn explains(d: &Finding, r: &Replayed) -> bool {
+/// How well the diff finding `d` explains the replay finding `r`: `None` when it does not; else
+/// higher is better (a pointer that contains or is inside the rejecting keyword's beats one that only
+/// names the property a `required` failure names).
+fn explains(d: &Finding, r: &Replayed) -> Option<u8> {
     let f = &r.finding;
     let direction = d.rule.meta().direction;
-    let related = || within(&d.pointer, &f.pointer) || within(&f.pointer, &d.pointer);
+    let related = within(&d.pointer, &f.pointer) || within(&f.pointer, &d.pointer);
+    let yes = |b: bool, rank: u8| b.then_some(rank);
     match f.rule {
-        RuleId::ReplayToolRemoved => {
+        RuleId::ReplayToolRemoved => yes(
             (d.rule == RuleId::ToolRemoved && d.tool == f.tool)
-                || (d.rule == RuleId::ToolRenamed && d.from.as_deref() == Some(f.tool.as_str()))
+                || (d.rule == RuleId::ToolRenamed && d.from.as_deref() == Some(f.tool.as_str())),
+            2,
+        ),
+        _ if d.tool != f.tool => None,
+        RuleId::ReplayCallRejected if direction == RuleDirection::Input => {
+            if related {
+                return Some(2);
+            }
+            let named = f.pointer.strip_suffix("/required").zip(r.name.as_deref()).is_some_and(|(parent, name)| {
+                within(&format!("{parent}/properties/{}", super::pointer_token(name)), &d.pointer)
+            });
+            yes(named, 1)
         }
-        _ if d.tool != f.tool => false,
-        RuleId::ReplayCallRejected => {
+        RuleId::ReplayArgumentIgnored => yes(
             direction == RuleDirection::Input
-                && (related()
-                    || f.pointer.strip_suffix("/required").zip(r.name.as_deref()).is_some_and(|(parent, name)| {
-                        within(&format!("{parent}/properties/{}", super::pointer_token(name)), &d.pointer)
-                    }))
-        }
-        RuleId::ReplayArgumentIgnored => {
-            direction == RuleDirection::Input
-                && (d.pointer == f.pointer || d.from.as_deref() == Some(f.pointer.as_str()))
-        }
-        RuleId::ReplayResultUndescribed => direction == RuleDirection::Output && related(),
-        _ => false,
+                && (d.pointer == f.pointer || d.from.as_deref() == Some(f.pointer.as_str())),
+            2,
+        ),
+        RuleId::ReplayResultUndescribed => yes(direction == RuleDirection::Output && related, 2),
+        _ => None,
     }
 }
 
@@ -57,12 +64,14 @@ pub(super) fn tie(diff: &mut [Finding], replayed: &mut [Replayed]) {
     // Per diff finding: recorded calls and results it affects.
     let mut affected = vec![(0u64, 0u64); diff.len()];
     for r in replayed.iter_mut() {
+        // The best rank, then the most specific pointer, then the louder rule, then the first.
         let best = diff
             .iter()
             .enumerate()
-            .filter(|(_, d)| d.rule.meta().direction != RuleDirection::Replay && explains(d, r))
-            .max_by(|a, b| a.1.pointer.len().cmp(&b.1.pointer.len()).then(b.0.cmp(&a.0)))
-            .map(|(i, _)| i);
+            .filter(|(_, d)| d.rule.meta().direction != RuleDirection::Replay)
+            .filter_map(|(i, d)| explains(d, r).map(|rank| (rank, d.pointer.len(), d.rule.meta().severity, i)))
+            .max_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)).then(b.3.cmp(&a.3)))
+            .map(|(.., i)| i);
         match best {
             Some(i) => {
                 let d = &diff[i];

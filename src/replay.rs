@@ -277,6 +277,11 @@ impl<'a> Replayer<'a> {
                     self.removed(&tool, &Value::Null, at);
                 }
             }
+            Event::Request { id } => {
+                if pending.len() < self.options.max_pending || pending.contains_key(&id) {
+                    pending.insert(id, None);
+                }
+            }
             Event::Unnamed => self.counts.unnamed += 1,
             Event::Other => {}
         }

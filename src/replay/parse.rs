@@ -34,6 +34,9 @@ pub enum Event {
     Call { id: Option<String>, tool: String, arguments: Option<Value>, result: Option<Recorded> },
     /// A response to the request with this id key.
     Response { id: String, result: Recorded },
+    /// A request other than `tools/call` (`initialize`, `tools/list`, a server's `ping`): its response
+    /// is matched and left alone.
+    Request { id: String },
     /// A `guard --audit` line: a call of `tool` without its arguments.
     Audit { tool: String },
     /// A `tools/call` request without a string `params.name`: a call that names no tool.
@@ -128,7 +131,7 @@ fn message(mut m: Map<String, Value>) -> Event {
         return Event::Call { id, tool, arguments, result: None };
     }
     if m.contains_key("method") {
-        return Event::Other;
+        return id.map_or(Event::Other, |id| Event::Request { id });
     }
     let Some(id) = id else { return Event::Other };
     if m.contains_key("error") {
@@ -206,7 +209,7 @@ mod tests {
             Event::Response { id: "7".into(), result: Recorded::Unstructured }
         );
         assert_eq!(one(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), Event::Other);
-        assert_eq!(one(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#), Event::Other);
+        assert_eq!(one(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#), Event::Request { id: "1".into() });
         assert_eq!(one(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3}}"#), Event::Unnamed);
         // An id that is neither a string nor a number, or too long, cannot be matched.
         assert_eq!(one(r#"{"jsonrpc":"2.0","id":{"a":1},"result":{}}"#), Event::Other);

@@ -1,0 +1,203 @@
+//! `mcp-drift replay` on the cases in `corpus/replay/<case>/` (`new.json`, `calls.jsonl`, and
+//! `old.json` for `--old`): a golden report per format beside the inputs (`human.snap`, `json.snap`,
+//! `sarif.snap`, `github.snap`, `markdown.snap`, `junit.snap`; review with `cargo insta review`), every
+//! replay rule fires in some case, recorded values never reach any format without `--show-values`, and
+//! the exit codes follow `--fail-on` as in `diff`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use mcp_drift::catalog::{RuleDirection, RuleId, Severity};
+use mcp_drift::load::{Limits, Select, Source};
+use mcp_drift::replay::{Calls, Options};
+use mcp_drift::report;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cases() -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(root().join("corpus/replay"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The replay of one case, with paths relative to the crate root so reports show stable names.
+fn replay_case(case: &str, options: &Options) -> mcp_drift::Analysis {
+    std::env::set_current_dir(root()).unwrap();
+    let dir = format!("corpus/replay/{case}");
+    let new = Source::Path(format!("{dir}/new.json").into());
+    let old = Path::new(&format!("{dir}/old.json")).exists().then(|| Source::Path(format!("{dir}/old.json").into()));
+    let mut analysis = match &old {
+        Some(old) => mcp_drift::diff_selected(old, &new, Limits::default(), &Select::default()).unwrap(),
+        None => mcp_drift::replay_target(&new, Limits::default(), &Select::default()).unwrap(),
+    };
+    mcp_drift::replay::replay(&mut analysis, &[Calls::Path(format!("{dir}/calls.jsonl").into())], options).unwrap();
+    analysis
+}
+
+/// Every format, as `mcp-drift replay --format F` prints it (no colour, no links from the environment).
+fn formats(analysis: &mcp_drift::Analysis) -> Vec<(&'static str, String)> {
+    vec![
+        ("human", report::human::render_run(analysis, false, report::human::Run::Replay)),
+        ("json", report::json::render(analysis)),
+        ("sarif", report::sarif::render(analysis)),
+        ("github", report::github::render(analysis)),
+        ("markdown", report::markdown::render_with(analysis, &report::links::Links::from_env(|_| None))),
+        ("junit", report::junit::render(analysis, Some(Severity::Error))),
+    ]
+}
+
+#[test]
+fn replay_corpus_matches_golden_reports() {
+    for case in cases() {
+        let analysis = replay_case(&case, &Options::default());
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(root().join("corpus/replay").join(&case));
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_omit_expression(true);
+        settings.set_input_file(root().join("corpus/replay").join(&case).join("calls.jsonl"));
+        settings.bind(|| {
+            for (name, text) in formats(&analysis) {
+                insta::assert_snapshot!(name, text);
+            }
+        });
+        if case.starts_with("clean") {
+            assert!(analysis.findings.is_empty(), "{case}: {:#?}", analysis.findings);
+        }
+    }
+}
+
+#[test]
+fn every_replay_rule_fires_in_some_case() {
+    let mut fired = std::collections::BTreeSet::new();
+    for case in cases() {
+        fired.extend(replay_case(&case, &Options::default()).findings.iter().map(|f| f.rule));
+    }
+    let missing: Vec<&str> = RuleId::ALL
+        .iter()
+        .filter(|r| r.meta().direction == RuleDirection::Replay && !fired.contains(r))
+        .map(|r| r.as_str())
+        .collect();
+    assert!(missing.is_empty(), "no corpus/replay case fires: {missing:?}");
+}
+
+/// Strings of `corpus/replay/all-shapes/calls.jsonl` that only the recorded values hold.
+const SECRETS: [&str; 6] = ["4111-1111", "another private", "secret-codename", "\"medium\"", "\"red\"", "\"core\""];
+
+#[test]
+fn recorded_values_reach_no_format_unless_shown() {
+    let hidden = replay_case("all-shapes", &Options::default());
+    for (name, text) in formats(&hidden) {
+        for secret in SECRETS {
+            assert!(!text.contains(secret), "{name} shows `{secret}`:\n{text}");
+        }
+        assert!(!text.contains("4111"), "{name}:\n{text}");
+    }
+    // With --show-values the example shows them, clipped.
+    let shown = replay_case("all-shapes", &Options { show_values: true, ..Options::default() });
+    let json = report::json::render(&shown);
+    assert!(json.contains("card 4111-1111-1111-1111"), "{json}");
+    assert!(json.contains("release/secret-codename"), "{json}");
+}
+
+#[test]
+fn hostile_names_and_values_are_escaped_and_clipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("new.json");
+    std::fs::write(
+        &new,
+        r#"{"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}]}"#,
+    )
+    .unwrap();
+    let calls = dir.path().join("calls.jsonl");
+    let evil = "x\u{1b}]52;\u{202e}\n::error::owned ##[group] <b>`@x";
+    let lines = [
+        serde_json::json!({"tool": evil, "arguments": {"a": evil}}),
+        serde_json::json!({"tool": "t", "arguments": {"a": 1, evil: evil}}),
+        serde_json::json!({"tool": "t", "arguments": {"a": "y".repeat(5000), "b": 2}}),
+    ];
+    let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
+    std::fs::write(&calls, text.join("\n") + "\n").unwrap();
+    let mut analysis = mcp_drift::replay_target(&Source::Path(new), Limits::default(), &Select::default()).unwrap();
+    let options = Options { show_values: true, ..Options::default() };
+    mcp_drift::replay::replay(&mut analysis, &[Calls::Path(calls)], &options).unwrap();
+    assert_eq!(analysis.findings.len(), 3, "{:#?}", analysis.findings);
+    for (name, text) in formats(&analysis) {
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'), "{name}:\n{text}");
+        assert!(!text.contains("##[group]"), "{name}:\n{text}");
+        assert!(!text.contains(&"y".repeat(41)), "{name} shows a value unclipped:\n{text}");
+        if name != "github" {
+            assert!(!text.lines().any(|l| l.trim_start().starts_with("::")), "{name}:\n{text}");
+        }
+    }
+}
+
+fn bin(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_mcp-drift"))
+        .current_dir(root())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn exit_codes_follow_fail_on() {
+    let new = "corpus/replay/all-shapes/new.json";
+    let calls = "corpus/replay/all-shapes/calls.jsonl";
+    assert_eq!(bin(&["replay", new, "--calls", calls]).0, 1);
+    assert_eq!(bin(&["replay", new, "--calls", calls, "--fail-on", "never"]).0, 0);
+    let clean = ["replay", "corpus/replay/clean/new.json", "--calls", "corpus/replay/clean/calls.jsonl"];
+    let (code, out, err) = bin(&clean);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("calls/s)"), "the closing line gives the rate: {err}");
+    // Only a warning (an ignored argument): fails from --fail-on warning.
+    let dir = tempfile::tempdir().unwrap();
+    let warn = dir.path().join("calls.jsonl");
+    std::fs::write(&warn, "{\"tool\":\"annotate\",\"arguments\":{\"colour\":\"red\"}}\n").unwrap();
+    let warn = warn.to_str().unwrap();
+    assert_eq!(bin(&["replay", new, "--calls", warn]).0, 0);
+    assert_eq!(bin(&["replay", new, "--calls", warn, "--fail-on", "warning"]).0, 1);
+    // A configuration that turns the rule off.
+    let config = dir.path().join("mcp-drift.toml");
+    std::fs::write(&config, "[severity]\n\"replay-argument-ignored\" = \"off\"\n").unwrap();
+    let (code, out, _) =
+        bin(&["replay", new, "--calls", warn, "--fail-on", "warning", "--config", config.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("suppressed"), "{out}");
+    // A calls file that does not exist, and bad usage: exit 2.
+    let (code, _, err) = bin(&["replay", new, "--calls", "corpus/replay/none.jsonl"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("none.jsonl"), "{err}");
+    assert_eq!(bin(&["replay", new]).0, 2);
+    assert_eq!(bin(&["replay", "-", "--calls", "-"]).0, 2);
+}
+
+#[test]
+fn long_lines_are_skipped_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = dir.path().join("calls.jsonl");
+    let long = format!("{{\"tool\":\"search\",\"arguments\":{{\"q\":\"{}\"}}}}\n", "z".repeat(4096));
+    std::fs::write(&calls, format!("{long}{{\"tool\":\"search\",\"arguments\":{{}}}}\n")).unwrap();
+    let (code, out, err) = bin(&[
+        "replay",
+        "corpus/replay/all-shapes/new.json",
+        "--calls",
+        calls.to_str().unwrap(),
+        "--max-line-bytes",
+        "1KiB",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("note: 1 line was longer than 1024 bytes and skipped (first at "), "{out}");
+    assert!(out.contains(":1)"), "{out}");
+    assert!(out.contains("1 recorded call (at "), "{out}");
+}

@@ -320,7 +320,9 @@ impl<'a> Replayer<'a> {
                 self.counts.accepted += 1;
                 let undeclared: Vec<String> = match arguments {
                     Value::Object(m) if !checks.declared.open => {
-                        m.keys().filter(|k| !checks.declared.has(k)).take(8).cloned().collect()
+                        // Names come from the calls: clipped, so that a hostile name costs little to key.
+                        let clipped = |k: &String| crate::text::clip(k, 100).into_owned();
+                        m.keys().filter(|k| !checks.declared.has(k)).take(8).map(clipped).collect()
                     }
                     _ => Vec::new(),
                 };

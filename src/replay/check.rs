@@ -194,7 +194,7 @@ impl Declared {
     pub fn of(root: &Value) -> Declared {
         let mut names = HashSet::new();
         let mut patterns = Vec::new();
-        collect(root, root, 0, &mut names, &mut patterns);
+        collect(root, root, 0, &mut HashSet::new(), &mut names, &mut patterns);
         let matcher = if patterns.is_empty() {
             None
         } else {
@@ -220,9 +220,17 @@ impl Declared {
     }
 }
 
-fn collect(schema: &Value, root: &Value, depth: usize, names: &mut HashSet<String>, patterns: &mut Vec<String>) {
+/// Each subschema is read once (`seen`), so shared `$ref` targets cost nothing twice.
+fn collect<'v>(
+    schema: &'v Value,
+    root: &'v Value,
+    depth: usize,
+    seen: &mut HashSet<*const Value>,
+    names: &mut HashSet<String>,
+    patterns: &mut Vec<String>,
+) {
     let Value::Object(m) = schema else { return };
-    if depth > DECLARED_DEPTH {
+    if depth > DECLARED_DEPTH || !seen.insert(std::ptr::from_ref(schema)) {
         return;
     }
     if let Some(Value::Object(p)) = m.get("properties") {
@@ -234,23 +242,23 @@ fn collect(schema: &Value, root: &Value, depth: usize, names: &mut HashSet<Strin
     if let Some(r) = m.get("$ref").and_then(Value::as_str)
         && let Ok((_, target)) = crate::schema::resolve(root, Some(m), r)
     {
-        collect(target, root, depth + 1, names, patterns);
+        collect(target, root, depth + 1, seen, names, patterns);
     }
     for k in ["allOf", "anyOf", "oneOf"] {
         if let Some(Value::Array(items)) = m.get(k) {
             for s in items {
-                collect(s, root, depth + 1, names, patterns);
+                collect(s, root, depth + 1, seen, names, patterns);
             }
         }
     }
     for k in ["then", "else"] {
         if let Some(s) = m.get(k) {
-            collect(s, root, depth + 1, names, patterns);
+            collect(s, root, depth + 1, seen, names, patterns);
         }
     }
     if let Some(Value::Object(d)) = m.get("dependentSchemas") {
         for s in d.values() {
-            collect(s, root, depth + 1, names, patterns);
+            collect(s, root, depth + 1, seen, names, patterns);
         }
     }
 }
@@ -309,5 +317,9 @@ mod tests {
         assert!(!d.has("c"));
         assert!(Declared::of(&json!({"type": "object"})).open);
         assert!(Declared::of(&json!({"patternProperties": {"(": {}}})).open);
+        // Shared references are read once: a wide diamond stays cheap.
+        let wide: Vec<Value> = (0..64).map(|_| json!({"$ref": "#"})).collect();
+        let diamond = json!({"properties": {"a": {}}, "allOf": wide});
+        assert!(Declared::of(&diamond).has("a"));
     }
 }

@@ -19,6 +19,9 @@ pub mod parse;
 mod tie;
 pub mod values;
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::io::Read;
@@ -595,7 +598,11 @@ fn notes(c: &Counts, stats: &Stats, names: &[String], options: &Options) -> Vec<
     if c.not_itemized > 0 {
         out.push(format!(
             "{} counted, not itemized: they fail in ways beyond the first {} distinct failures",
-            were(c.not_itemized, "call or result"),
+            if c.not_itemized == 1 {
+                "1 call or result was".to_owned()
+            } else {
+                format!("{} calls or results were", c.not_itemized)
+            },
             options.max_groups
         ));
     }

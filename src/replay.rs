@@ -550,10 +550,12 @@ fn notes(c: &Counts, stats: &Stats, names: &[String], options: &Options) -> Vec<
     let _ = write!(line, "; {}: {} described, {} not", plural(stats.results, "result"), c.described, c.undescribed);
     out.push(line);
     if c.audit > 0 {
-        out.push(format!(
-            "{} counted as calls without arguments (a guard --audit line names the tool only): not validated",
-            were(c.audit, "guard --audit line")
-        ));
+        let (line, calls) = if c.audit == 1 {
+            ("1 guard --audit line was".to_owned(), "a call to its tool")
+        } else {
+            (format!("{} guard --audit lines were", c.audit), "calls to their tools")
+        };
+        out.push(format!("{line} counted as {calls} and not validated (audit lines carry no arguments)"));
     }
     if c.unusable_tool > 0 {
         out.push(format!(

@@ -183,6 +183,28 @@ fn exit_codes_follow_fail_on() {
 }
 
 #[test]
+fn calls_can_come_from_standard_input() {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-drift"))
+        .current_dir(root())
+        .args(["replay", "corpus/replay/all-shapes/new.json", "--calls", "-", "--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let calls = std::fs::read(root().join("corpus/replay/all-shapes/calls.jsonl")).unwrap();
+    child.stdin.take().unwrap().write_all(&calls).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let golden = replay_case("all-shapes", &Options::default());
+    assert_eq!(report["findings"].as_array().unwrap().len(), golden.findings.len());
+    assert!(report["notes"][0].as_str().unwrap().starts_with("replayed 9 recorded calls"), "{report}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("<stdin>:4"), "{report}");
+}
+
+#[test]
 fn long_lines_are_skipped_and_counted() {
     let dir = tempfile::tempdir().unwrap();
     let calls = dir.path().join("calls.jsonl");

@@ -153,5 +153,8 @@ fn calls_recorded_under_a_replayed_against_b() {
     // The audit file of the same session: four calls, named only, none validated.
     let (code, out, err) = run(dir, &["replay", "b.json", "--calls", "audit.jsonl"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("note: 4 guard --audit lines were counted as calls without arguments"), "{out}");
+    assert!(
+        out.contains("note: 4 guard --audit lines were counted as calls to their tools and not validated"),
+        "{out}"
+    );
 }

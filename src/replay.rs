@@ -149,6 +149,8 @@ struct Counts {
 
 struct Replayer<'a> {
     tools: Vec<&'a Tool>,
+    /// Each tool's key in NEW (its identity, which findings are located by).
+    keys: Vec<&'a str>,
     index: HashMap<&'a str, usize>,
     /// Tools of NEW that cannot be compared (no usable schema): their calls are not validated.
     unusable: std::collections::HashSet<&'a str>,
@@ -193,6 +195,7 @@ pub fn replay(analysis: &mut Analysis, calls: &[Calls], options: &Options) -> Re
 impl<'a> Replayer<'a> {
     fn new(analysis: &'a Analysis, options: &'a Options) -> Replayer<'a> {
         let tools: Vec<&Tool> = analysis.new.tools.values().collect();
+        let keys: Vec<&str> = analysis.new.tools.keys().map(String::as_str).collect();
         let mut index = HashMap::new();
         // The published name first, then the identity (which differs in per-tool directories only).
         for (i, (key, tool)) in analysis.new.tools.iter().enumerate() {
@@ -203,6 +206,7 @@ impl<'a> Replayer<'a> {
         let checks = tools.iter().map(|_| None).collect();
         Replayer {
             tools,
+            keys,
             index,
             unusable,
             checks,
@@ -262,14 +266,11 @@ impl<'a> Replayer<'a> {
                     }
                 }
                 if let (Some(i), Some(result)) = (index, result) {
-                    self.result(i, &tool, result, at);
+                    self.result(i, result, at);
                 }
             }
             Event::Response { id, result } => match pending.remove(&id) {
-                Some(Some(i)) => {
-                    let tool = self.tools[i].published_name().to_owned();
-                    self.result(i, &tool, result, at);
-                }
+                Some(Some(i)) => self.result(i, result, at),
                 Some(None) => {}
                 None => self.counts.orphans += 1,
             },
@@ -301,6 +302,7 @@ impl<'a> Replayer<'a> {
             }
             return None;
         };
+        let tool = self.keys[i];
         let Some(checks) = self.take_checks(i) else { return Some(i) };
         match checks.input.check(arguments, &mut self.fuel) {
             Verdict::Skipped(why) => *self.counts.not_validated.entry(why).or_default() += 1,
@@ -348,7 +350,8 @@ impl<'a> Replayer<'a> {
         Some(i)
     }
 
-    fn result(&mut self, i: usize, tool: &str, result: Recorded, at: At) {
+    fn result(&mut self, i: usize, result: Recorded, at: At) {
+        let tool = self.keys[i];
         let value = match result {
             Recorded::Structured(v) => v,
             Recorded::ToolError => {

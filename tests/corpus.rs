@@ -12,8 +12,7 @@ fn cases() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())
-        // `lint/` and `replay/` hold cases of their own (the replay cases run in tests/replay.rs).
-        .filter(|p| p.is_dir() && !p.ends_with("lint") && !p.ends_with("replay"))
+        .filter(|p| p.is_dir() && !p.ends_with("lint"))
         .collect();
     out.sort();
     assert!(out.len() >= 50, "corpus has only {} cases", out.len());
@@ -108,7 +107,7 @@ fn every_rule_fires_in_some_corpus_case() {
         for (_, analysis) in lint_cases() {
             fired.extend(analysis.findings.iter().map(|f| f.rule));
         }
-        // Replay rules fire on recorded calls, in corpus/replay (tests/replay.rs checks them).
+        // Replay rules fire on recorded calls, in tests/replay-cases (tests/replay.rs checks them).
         let missing: Vec<&str> = RuleId::ALL
             .iter()
             .filter(|r| r.meta().direction != mcp_drift::catalog::RuleDirection::Replay && !fired.contains(r))

@@ -1,4 +1,4 @@
-//! `mcp-drift replay` on the cases in `corpus/replay/<case>/` (`new.json`, `calls.jsonl`, and
+//! `mcp-drift replay` on the cases in `tests/replay-cases/<case>/` (`new.json`, `calls.jsonl`, and
 //! `old.json` for `--old`): a golden report per format beside the inputs (`human.snap`, `json.snap`,
 //! `sarif.snap`, `github.snap`, `markdown.snap`, `junit.snap`; review with `cargo insta review`), every
 //! replay rule fires in some case, recorded values never reach any format without `--show-values`, and
@@ -17,7 +17,7 @@ fn root() -> PathBuf {
 }
 
 fn cases() -> Vec<String> {
-    let mut out: Vec<String> = std::fs::read_dir(root().join("corpus/replay"))
+    let mut out: Vec<String> = std::fs::read_dir(root().join("tests/replay-cases"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
@@ -28,7 +28,7 @@ fn cases() -> Vec<String> {
 /// The replay of one case, with paths relative to the crate root so reports show stable names.
 fn replay_case(case: &str, options: &Options) -> mcp_drift::Analysis {
     std::env::set_current_dir(root()).unwrap();
-    let dir = format!("corpus/replay/{case}");
+    let dir = format!("tests/replay-cases/{case}");
     let new = Source::Path(format!("{dir}/new.json").into());
     let old = Path::new(&format!("{dir}/old.json")).exists().then(|| Source::Path(format!("{dir}/old.json").into()));
     let mut analysis = match &old {
@@ -56,10 +56,10 @@ fn replay_corpus_matches_golden_reports() {
     for case in cases() {
         let analysis = replay_case(&case, &Options::default());
         let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path(root().join("corpus/replay").join(&case));
+        settings.set_snapshot_path(root().join("tests/replay-cases").join(&case));
         settings.set_prepend_module_to_snapshot(false);
         settings.set_omit_expression(true);
-        settings.set_input_file(root().join("corpus/replay").join(&case).join("calls.jsonl"));
+        settings.set_input_file(root().join("tests/replay-cases").join(&case).join("calls.jsonl"));
         settings.bind(|| {
             for (name, text) in formats(&analysis) {
                 insta::assert_snapshot!(name, text);
@@ -67,6 +67,16 @@ fn replay_corpus_matches_golden_reports() {
         });
         if case.starts_with("clean") {
             assert!(analysis.findings.is_empty(), "{case}: {:#?}", analysis.findings);
+        }
+        // Every template placeholder is filled.
+        for f in &analysis.findings {
+            for text in [&f.message, &f.why, &f.migration] {
+                let left = text.split('{').skip(1).any(|rest| {
+                    rest.find('}')
+                        .is_some_and(|end| end > 0 && rest[..end].bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+                });
+                assert!(!left, "{case}: {}: unfilled placeholder in {text}", f.rule);
+            }
         }
     }
 }
@@ -82,10 +92,10 @@ fn every_replay_rule_fires_in_some_case() {
         .filter(|r| r.meta().direction == RuleDirection::Replay && !fired.contains(r))
         .map(|r| r.as_str())
         .collect();
-    assert!(missing.is_empty(), "no corpus/replay case fires: {missing:?}");
+    assert!(missing.is_empty(), "no tests/replay-cases case fires: {missing:?}");
 }
 
-/// Strings of `corpus/replay/all-shapes/calls.jsonl` that only the recorded values hold.
+/// Strings of `tests/replay-cases/all-shapes/calls.jsonl` that only the recorded values hold.
 const SECRETS: [&str; 6] = ["4111-1111", "another private", "secret-codename", "\"medium\"", "\"red\"", "\"core\""];
 
 #[test]
@@ -152,11 +162,11 @@ fn bin(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn exit_codes_follow_fail_on() {
-    let new = "corpus/replay/all-shapes/new.json";
-    let calls = "corpus/replay/all-shapes/calls.jsonl";
+    let new = "tests/replay-cases/all-shapes/new.json";
+    let calls = "tests/replay-cases/all-shapes/calls.jsonl";
     assert_eq!(bin(&["replay", new, "--calls", calls]).0, 1);
     assert_eq!(bin(&["replay", new, "--calls", calls, "--fail-on", "never"]).0, 0);
-    let clean = ["replay", "corpus/replay/clean/new.json", "--calls", "corpus/replay/clean/calls.jsonl"];
+    let clean = ["replay", "tests/replay-cases/clean/new.json", "--calls", "tests/replay-cases/clean/calls.jsonl"];
     let (code, out, err) = bin(&clean);
     assert_eq!(code, 0, "{out}{err}");
     assert!(err.contains("calls/s)"), "the closing line gives the rate: {err}");
@@ -175,7 +185,7 @@ fn exit_codes_follow_fail_on() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("suppressed"), "{out}");
     // A calls file that does not exist, and bad usage: exit 2.
-    let (code, _, err) = bin(&["replay", new, "--calls", "corpus/replay/none.jsonl"]);
+    let (code, _, err) = bin(&["replay", new, "--calls", "tests/replay-cases/none.jsonl"]);
     assert_eq!(code, 2);
     assert!(err.contains("none.jsonl"), "{err}");
     assert_eq!(bin(&["replay", new]).0, 2);
@@ -187,13 +197,13 @@ fn calls_can_come_from_standard_input() {
     use std::io::Write as _;
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-drift"))
         .current_dir(root())
-        .args(["replay", "corpus/replay/all-shapes/new.json", "--calls", "-", "--format", "json"])
+        .args(["replay", "tests/replay-cases/all-shapes/new.json", "--calls", "-", "--format", "json"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let calls = std::fs::read(root().join("corpus/replay/all-shapes/calls.jsonl")).unwrap();
+    let calls = std::fs::read(root().join("tests/replay-cases/all-shapes/calls.jsonl")).unwrap();
     child.stdin.take().unwrap().write_all(&calls).unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -212,7 +222,7 @@ fn long_lines_are_skipped_and_counted() {
     std::fs::write(&calls, format!("{long}{{\"tool\":\"search\",\"arguments\":{{}}}}\n")).unwrap();
     let (code, out, err) = bin(&[
         "replay",
-        "corpus/replay/all-shapes/new.json",
+        "tests/replay-cases/all-shapes/new.json",
         "--calls",
         calls.to_str().unwrap(),
         "--max-line-bytes",
@@ -222,4 +232,44 @@ fn long_lines_are_skipped_and_counted() {
     assert!(out.contains("note: 1 line was longer than 1024 bytes and skipped (first at "), "{out}");
     assert!(out.contains(":1)"), "{out}");
     assert!(out.contains("1 recorded call (at "), "{out}");
+}
+
+#[test]
+fn hostile_inputs_stay_short_and_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    // A `$ref` diamond 40 levels deep: its validation could visit 2^40 subschemas.
+    let mut defs = serde_json::Map::new();
+    for i in 0..40 {
+        let next = format!("#/$defs/d{}", i + 1);
+        defs.insert(format!("d{i}"), serde_json::json!({"allOf": [{"$ref": next}, {"$ref": next}]}));
+    }
+    defs.insert("d40".into(), serde_json::json!({"type": "string"}));
+    let diamond = serde_json::json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/d0"}}, "$defs": defs});
+    let snapshot = serde_json::json!({"tools": [{"name": "t", "inputSchema": diamond}]});
+    let new = dir.path().join("new.json");
+    std::fs::write(&new, snapshot.to_string()).unwrap();
+    let mut lines = Vec::new();
+    for i in 0..2_000 {
+        lines.push(format!(r#"{{"tool":"t","arguments":{{"a":"v{i}"}}}}"#));
+        // Every missing tool name differs: more distinct failures than are itemized.
+        lines.push(format!(r#"{{"tool":"gone-{i}-{}","arguments":{{}}}}"#, "n".repeat(300)));
+    }
+    lines.push("[".repeat(100_000));
+    lines.push(format!(r#"{{"tool":"t","arguments":{{"{}":1}}}}"#, "k".repeat(100_000)));
+    let calls = dir.path().join("calls.jsonl");
+    std::fs::write(&calls, lines.join("\n")).unwrap();
+    let started = std::time::Instant::now();
+    let mut analysis = mcp_drift::replay_target(&Source::Path(new), Limits::default(), &Select::default()).unwrap();
+    let options = Options { max_groups: 100, ..Options::default() };
+    mcp_drift::replay::replay(&mut analysis, &[Calls::Path(calls)], &options).unwrap();
+    assert!(started.elapsed().as_secs() < 20, "took {:?}", started.elapsed());
+    assert_eq!(analysis.findings.len(), 100);
+    let notes = analysis.notes.join("\n");
+    assert!(notes.contains("2001 calls were not validated: its schema unfolds too far to validate"), "{notes}");
+    assert!(notes.contains("1900 calls or results were counted, not itemized"), "{notes}");
+    assert!(notes.contains("1 line was not JSON"), "{notes}");
+    for (_, text) in formats(&analysis) {
+        assert!(text.len() < 2_000_000, "{} bytes", text.len());
+        assert!(!text.contains(&"n".repeat(201)), "a tool name from the calls is not clipped");
+    }
 }

@@ -3,7 +3,8 @@
 //! The pipeline, one module per stage: [`load`] (sources, snapshot shapes, byte spans) ->
 //! [`schema`] (JSON Schema 2020-12 model, `$ref` resolution, normalization) -> [`compare`] (typed
 //! changes with JSON Pointers) -> [`checks`] (changes to findings) -> [`report`] (renderers).
-//! [`names`] (the words of identifiers) sits below both `compare` and `checks`.
+//! [`names`] (the words of identifiers) sits below both `compare` and `checks`. [`replay`] checks
+//! recorded calls and results against a snapshot (`mcp-drift replay`), as findings of its own rules.
 //! Rule metadata lives in `rules/*.md` and is embedded by [`catalog`].
 
 pub mod capture;

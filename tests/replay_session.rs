@@ -94,7 +94,8 @@ fn calls_recorded_under_a_replayed_against_b() {
     let recorded = std::fs::read_to_string(dir.join("rec.jsonl")).unwrap();
     // Verbatim: the client's request as it was sent.
     let sent = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "s3cr3t-query-value", "limit": 2}}});
-    assert!(recorded.lines().any(|l| l == sent.to_string()), "{recorded}");
+    let sent = sent.to_string();
+    assert!(recorded.lines().any(|l| l == sent), "{recorded}");
     // The guard's own tools/list traffic is not recorded.
     assert!(!recorded.contains("mcp-drift-guard-"), "{recorded}");
     // Both directions, one message a line: initialize, initialized is not sent, four calls.

@@ -168,27 +168,47 @@ struct Replayer<'a> {
 /// When a calls file cannot be opened or read.
 pub fn replay(analysis: &mut Analysis, calls: &[Calls], options: &Options) -> Result<Stats, Error> {
     let names: Vec<String> = calls.iter().map(Calls::label).collect();
+    run(analysis, &names, options, |file| match &calls[file] {
+        Calls::Stdin => Ok(Box::new(std::io::stdin().lock())),
+        Calls::Path(path) => std::fs::File::open(path)
+            .map(|f| Box::new(f) as Box<dyn Read>)
+            .map_err(|e| Error::Io { path: names[file].clone(), message: e.to_string() }),
+    })
+}
+
+/// [`replay`] of one stream of recorded lines named `name` (tests and embedding).
+///
+/// # Errors
+/// When the stream cannot be read.
+pub fn replay_reader(analysis: &mut Analysis, name: &str, input: impl Read, options: &Options) -> Result<Stats, Error> {
+    let mut input = Some(input);
+    run(analysis, &[name.to_owned()], options, |_| match input.take() {
+        Some(i) => Ok(Box::new(i) as Box<dyn Read + '_>),
+        None => Err(Error::Io { path: name.to_owned(), message: "read twice".into() }),
+    })
+}
+
+/// Reads each named input (opened by `open`, one after the other) and adds the findings and notes.
+fn run<'r>(
+    analysis: &mut Analysis,
+    names: &[String],
+    options: &Options,
+    mut open: impl FnMut(usize) -> Result<Box<dyn Read + 'r>, Error>,
+) -> Result<Stats, Error> {
     let (groups, counts, stats) = {
         let mut r = Replayer::new(analysis, options);
-        for (file, source) in calls.iter().enumerate() {
-            match source {
-                Calls::Stdin => r.read(file, std::io::stdin().lock(), &names[file])?,
-                Calls::Path(path) => {
-                    let f = std::fs::File::open(path)
-                        .map_err(|e| Error::Io { path: names[file].clone(), message: e.to_string() })?;
-                    r.read(file, f, &names[file])?;
-                }
-            }
+        for (file, name) in names.iter().enumerate() {
+            r.read(file, open(file)?, name)?;
         }
         (r.groups, r.counts, r.stats)
     };
-    let mut replayed = findings(analysis, groups, &names);
+    let mut replayed = findings(analysis, groups, names);
     if !analysis.old.label.is_empty() {
         tie::tie(&mut analysis.findings, &mut replayed);
     }
     analysis.findings.extend(replayed.into_iter().map(|r| r.finding));
     crate::checks::sort(&mut analysis.findings);
-    analysis.notes.extend(notes(&counts, &stats, &names, options));
+    analysis.notes.extend(notes(&counts, &stats, names, options));
     Ok(stats)
 }
 

@@ -273,3 +273,51 @@ fn hostile_inputs_stay_short_and_bounded() {
         assert!(!text.contains(&"n".repeat(201)), "a tool name from the calls is not clipped");
     }
 }
+
+/// Mutated recordings (bytes flipped, lines cut and spliced, a fixed-seed generator): replaying and
+/// rendering them never panics, and every line is counted.
+#[test]
+fn mutated_recordings_never_panic() {
+    let base = std::fs::read(root().join("tests/replay-cases/all-shapes/calls.jsonl")).unwrap();
+    let lines: Vec<&[u8]> = base.split(|b| *b == b'\n').collect();
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let pick = |n: u64, len: usize| usize::try_from(n % len.max(1) as u64).unwrap_or(0);
+    for round in 0..60 {
+        let mut text = Vec::new();
+        for _ in 0..30 {
+            let mut line = lines[pick(next(), lines.len())].to_vec();
+            match next() % 5 {
+                0 if !line.is_empty() => {
+                    let i = pick(next(), line.len());
+                    line[i] = u8::try_from(next() % 256).unwrap_or(b'?');
+                }
+                1 if !line.is_empty() => line.truncate(pick(next(), line.len())),
+                2 => {
+                    let other = lines[pick(next(), lines.len())];
+                    let cut = pick(next(), other.len());
+                    line.extend_from_slice(&other[cut..]);
+                }
+                _ => {}
+            }
+            text.extend_from_slice(&line);
+            text.push(b'\n');
+        }
+        for new in ["tests/replay-cases/all-shapes/new.json", "tests/replay-cases/with-old/old.json"] {
+            std::env::set_current_dir(root()).unwrap();
+            let mut analysis =
+                mcp_drift::replay_target(&Source::Path(new.into()), Limits::default(), &Select::default()).unwrap();
+            let stats =
+                mcp_drift::replay::replay_reader(&mut analysis, "m.jsonl", text.as_slice(), &Options::default())
+                    .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            let newlines = u64::try_from(text.split(|b| *b == b'\n').count() - 1).unwrap();
+            assert_eq!(stats.lines, newlines, "round {round}");
+            let _ = formats(&analysis);
+        }
+    }
+}

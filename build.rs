@@ -9,7 +9,7 @@ use std::path::Path;
 use std::{env, fs};
 
 const SEVERITIES: &[&str] = &["error", "warning", "info"];
-const DIRECTIONS: &[&str] = &["input", "output", "tool", "snapshot"];
+const DIRECTIONS: &[&str] = &["input", "output", "tool", "snapshot", "replay"];
 const REQUIRED: &[&str] = &["id", "severity", "direction", "summary", "message", "why", "migration"];
 const SECTIONS: &[&str] = &["## What it detects", "## Why it breaks", "## Example", "## Migration"];
 

@@ -56,6 +56,8 @@ pub enum RuleDirection {
     Tool,
     /// One snapshot on its own (lint rules).
     Snapshot,
+    /// Recorded calls and results against a snapshot (`mcp-drift replay`).
+    Replay,
 }
 
 impl RuleDirection {
@@ -66,6 +68,7 @@ impl RuleDirection {
             RuleDirection::Output => "output",
             RuleDirection::Tool => "tool",
             RuleDirection::Snapshot => "snapshot",
+            RuleDirection::Replay => "replay",
         }
     }
 }

@@ -75,6 +75,9 @@ pub struct Options {
     pub lock: PathBuf,
     /// Append one JSON line per call here.
     pub audit: Option<PathBuf>,
+    /// Append every message of the session here, both directions, verbatim, one line each (the input
+    /// of `mcp-drift replay`).
+    pub record: Option<PathBuf>,
     pub policy: Policy,
     /// The server's program and arguments.
     pub command: Vec<OsString>,
@@ -94,18 +97,20 @@ pub fn run(
 ) -> Result<i32, Error> {
     let lock =
         check::Lock::read(&options.lock, crate::load::Limits { max_input_bytes: options.bounds.max_lock_bytes })?;
-    let audit = match &options.audit {
-        Some(path) => Some(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|e| Error::Io { path: path.display().to_string(), message: e.to_string() })?,
-        ),
-        None => None,
+    let append = |path: &Option<PathBuf>| match path {
+        Some(path) => std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map(Some)
+            .map_err(|e| Error::Io { path: path.display().to_string(), message: e.to_string() }),
+        None => Ok(None),
     };
+    let audit = append(&options.audit)?;
+    let record = append(&options.record)?;
     let (server, server_in, server_out) = process::spawn(&options.command)?;
-    let shared =
+    let mut shared =
         proxy::Shared::new(lock, options.policy, options.bounds, audit, server_in, Box::new(client_out), notice);
+    shared.record_to(record);
     Ok(proxy::run(shared, server, server_out, client_in))
 }

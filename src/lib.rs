@@ -3,7 +3,8 @@
 //! The pipeline, one module per stage: [`load`] (sources, snapshot shapes, byte spans) ->
 //! [`schema`] (JSON Schema 2020-12 model, `$ref` resolution, normalization) -> [`compare`] (typed
 //! changes with JSON Pointers) -> [`checks`] (changes to findings) -> [`report`] (renderers).
-//! [`names`] (the words of identifiers) sits below both `compare` and `checks`.
+//! [`names`] (the words of identifiers) sits below both `compare` and `checks`. [`replay`] checks
+//! recorded calls and results against a snapshot (`mcp-drift replay`), as findings of its own rules.
 //! Rule metadata lives in `rules/*.md` and is embedded by [`catalog`].
 
 pub mod capture;
@@ -20,6 +21,7 @@ pub mod mcp;
 pub mod meaning;
 pub mod names;
 pub mod policy;
+pub mod replay;
 pub mod report;
 pub mod schema;
 pub mod text;
@@ -349,6 +351,17 @@ pub fn verify_selected(
         ));
     }
     Ok((analysis, locked, current))
+}
+
+/// The snapshot `mcp-drift replay` checks recorded calls against, without an old side: an analysis
+/// with no findings yet, whose `new` is the snapshot (see [`replay::replay`]).
+///
+/// # Errors
+/// When the snapshot cannot be read or is not a valid snapshot.
+pub fn replay_target(new: &load::Source, limits: load::Limits, select: &load::Select) -> Result<Analysis, Error> {
+    let mut sources = Sources::default();
+    let new = load::load_selected(new, &mut sources, load::Mode::Contract, limits, select)?;
+    Ok(Analysis { sources, ..Analysis::empty(Snapshot::empty(""), new) })
 }
 
 /// Lints snapshots on their own (`mcp-drift lint`). Each is loaded leniently, so a broken tool is a

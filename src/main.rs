@@ -69,6 +69,9 @@ enum Command {
         #[command(flatten)]
         input: InputArgs,
     },
+    /// Check recorded calls and results (JSON Lines) against NEW: which the new inputSchema rejects,
+    /// which pass arguments it no longer declares, which results its outputSchema no longer describes.
+    Replay(ReplayArgs),
     /// Run a stdio MCP server behind the lock: calls of a tool whose contract drifted are answered
     /// with an error result and never reach the server.
     Guard(GuardArgs),
@@ -87,6 +90,31 @@ enum Command {
     },
 }
 
+/// `mcp-drift replay NEW --calls FILE... [--old OLD]`.
+#[derive(clap::Args)]
+struct ReplayArgs {
+    /// The snapshot about to ship.
+    new: String,
+    /// Recorded traffic, JSON Lines (JSON-RPC messages, batches, wrapped messages, bare
+    /// `{"tool", "arguments"}` records, guard --audit lines); `-` reads standard input.
+    #[arg(long, required = true, num_args = 1.., value_name = "FILE")]
+    calls: Vec<String>,
+    /// The snapshot the calls were made against: each replay finding is tied to the diff finding that
+    /// explains it, and each diff finding says how many recorded calls it affects.
+    #[arg(long, value_name = "OLD")]
+    old: Option<String>,
+    /// Show recorded values (clipped to 40 characters) in examples instead of their kind and length.
+    #[arg(long)]
+    show_values: bool,
+    /// The longest line read from a calls file; longer ones are skipped and counted.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "16MiB")]
+    max_line_bytes: u64,
+    #[command(flatten)]
+    report: ReportArgs,
+    #[command(flatten)]
+    input: InputArgs,
+}
+
 /// `mcp-drift guard [OPTIONS] -- CMD [ARGS...]`.
 #[derive(clap::Args)]
 struct GuardArgs {
@@ -96,6 +124,10 @@ struct GuardArgs {
     /// Append one JSON line per tools/call here (time, tool, hashes, decision, request id).
     #[arg(long, value_name = "FILE")]
     audit: Option<std::path::PathBuf>,
+    /// Append every message of the session here, both directions, verbatim, one JSON line each: the
+    /// recorded traffic `mcp-drift replay --calls` reads. It holds the calls' arguments and results.
+    #[arg(long, value_name = "FILE")]
+    record: Option<std::path::PathBuf>,
     /// Forward calls whose drift is only findings of these rules (repeatable, or comma-separated).
     #[arg(long, value_name = "RULE", num_args = 1.., value_delimiter = ',')]
     allow_drift: Vec<String>,
@@ -480,6 +512,7 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
     let options = mcp_drift::guard::Options {
         lock: args.lock,
         audit: args.audit,
+        record: args.record,
         policy: mcp_drift::guard::Policy { allow, block_on },
         command: args.command,
         bounds,
@@ -551,8 +584,41 @@ fn capture_command(args: CaptureArgs) -> Result<ExitCode, mcp_drift::Error> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `mcp-drift replay`: NEW (and the diff from OLD), the calls files, the report; the rate to stderr.
+fn replay_command(args: &ReplayArgs) -> Result<ExitCode, mcp_drift::Error> {
+    let judged = policy(&args.report, None)?;
+    let select = args.input.select(&judged.0.config)?;
+    let calls: Vec<mcp_drift::replay::Calls> = args.calls.iter().map(|c| mcp_drift::replay::Calls::parse(c)).collect();
+    let stdin_calls = calls.iter().filter(|c| matches!(c, mcp_drift::replay::Calls::Stdin)).count();
+    let new = Source::parse(&args.new)?;
+    let old = args.old.as_deref().map(Source::parse).transpose()?;
+    if stdin_calls + usize::from(new == Source::Stdin) + usize::from(old == Some(Source::Stdin)) > 1 {
+        return Err(mcp_drift::Error::Usage("only one input can be read from standard input".into()));
+    }
+    let mut analysis = match &old {
+        Some(old) => mcp_drift::diff_selected(old, &new, args.input.limits(), &select)?,
+        None => mcp_drift::replay_target(&new, args.input.limits(), &select)?,
+    };
+    let options = mcp_drift::replay::Options {
+        show_values: args.show_values,
+        max_line_bytes: usize::try_from(args.max_line_bytes).unwrap_or(usize::MAX),
+        ..mcp_drift::replay::Options::default()
+    };
+    let started = std::time::Instant::now();
+    let stats = mcp_drift::replay::replay(&mut analysis, &calls, &options)?;
+    let seconds = started.elapsed().as_secs_f64();
+    #[allow(clippy::cast_precision_loss, reason = "a rate for people, not an exact count")]
+    let rate = if seconds > 0.0 { stats.calls as f64 / seconds } else { 0.0 };
+    eprintln!(
+        "replayed {} call(s) and {} result(s) from {} line(s) in {seconds:.2} s ({rate:.0} calls/s)",
+        stats.calls, stats.results, stats.lines
+    );
+    report(analysis, &args.report, judged, report::human::Run::Replay)
+}
+
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
+        Command::Replay(args) => replay_command(&args),
         Command::Guard(args) => guard_command(args),
         Command::Capture(args) => capture_command(args),
         Command::Diff { old, new, base, report: r, input } => {

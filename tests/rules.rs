@@ -32,10 +32,37 @@ fn lint_example(doc: &str) -> Vec<String> {
     analysis.findings.iter().map(|f| f.rule.as_str().to_owned()).collect()
 }
 
+/// The new snapshot and the recorded calls of a replay rule's example, replayed from temporary files.
+fn replay_example(doc: &str) -> Vec<String> {
+    let block = |label: &str, fence: &str| {
+        let start = doc.find(label).unwrap_or_else(|| panic!("no `{label}` in example"));
+        let rest = &doc[start..];
+        let open = rest.find(fence).expect("code block") + fence.len();
+        let close = rest[open..].find("\n```").expect("closing fence");
+        rest[open..open + close].to_owned()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (new, calls) = (dir.path().join("new.json"), dir.path().join("calls.jsonl"));
+    std::fs::write(&new, block("New snapshot (`mcp-drift replay`):", "```json\n")).unwrap();
+    std::fs::write(&calls, block("Recorded calls:", "```jsonl\n")).unwrap();
+    let source = mcp_drift::load::Source::Path(new);
+    let mut analysis =
+        mcp_drift::replay_target(&source, mcp_drift::load::Limits::default(), &mcp_drift::load::Select::default())
+            .unwrap();
+    let options = mcp_drift::replay::Options::default();
+    mcp_drift::replay::replay(&mut analysis, &[mcp_drift::replay::Calls::Path(calls)], &options).unwrap();
+    analysis.findings.iter().map(|f| f.rule.as_str().to_owned()).collect()
+}
+
 #[test]
 fn every_example_fires_its_rule() {
     for rule in RuleId::ALL {
         let meta = rule.meta();
+        if meta.direction == RuleDirection::Replay {
+            let fired = replay_example(meta.doc);
+            assert!(fired.iter().any(|r| r == meta.id), "{}: example fired {fired:?}", meta.id);
+            continue;
+        }
         if meta.direction == RuleDirection::Snapshot {
             let fired = lint_example(meta.doc);
             assert!(fired.iter().any(|r| r == meta.id), "{}: example fired {fired:?}", meta.id);
@@ -80,7 +107,8 @@ fn rule_ids_are_specific() {
             RuleDirection::Input => id.starts_with("input-"),
             RuleDirection::Output => id.starts_with("output-"),
             RuleDirection::Snapshot => id.starts_with("lint-"),
-            RuleDirection::Tool => !id.starts_with("input-") && !id.starts_with("lint-"),
+            RuleDirection::Replay => id.starts_with("replay-"),
+            RuleDirection::Tool => !["input-", "lint-", "replay-"].iter().any(|p| id.starts_with(p)),
         };
         assert!(prefix_ok, "{id}: prefix does not match its direction");
     }

@@ -17,7 +17,7 @@ mod patterns;
 pub use embed::embed;
 pub(crate) use example::{deref, size_within};
 pub use example::{example, integer_probes, number, numeric_probes};
-pub use judge::{Judge, UNFOLDED};
+pub use judge::{Judge, UNFOLDED, unfolded};
 pub use patterns::{literal_alternatives, literal_prefix, pattern_implies};
 
 /// A step from a schema to the instance location of a subschema.

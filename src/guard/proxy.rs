@@ -78,6 +78,8 @@ pub(super) struct Shared {
     server_in: Mutex<Option<ChildStdin>>,
     client_out: Mutex<Box<dyn Write + Send>>,
     audit: Option<Mutex<std::fs::File>>,
+    /// `--record`: every message read from the client and written to it, one line each.
+    recording: Option<Mutex<std::fs::File>>,
     lock: Lock,
     policy: Policy,
     bounds: Bounds,
@@ -109,6 +111,7 @@ impl Shared {
             server_in: Mutex::new(Some(server_in)),
             client_out: Mutex::new(client_out),
             audit: audit.map(Mutex::new),
+            recording: None,
             lock,
             policy,
             bounds,
@@ -116,7 +119,26 @@ impl Shared {
         }
     }
 
+    /// Records every message of the session in `file` (see [`Shared::recorded`]).
+    pub(super) fn record_to(&mut self, file: Option<std::fs::File>) {
+        self.recording = file.map(Mutex::new);
+    }
+
+    /// Appends one message, as it passed, to the recording (flushed, so a crash loses nothing).
+    fn recorded(&self, line: &[u8]) {
+        let Some(file) = &self.recording else { return };
+        if wire::is_blank(line) {
+            return;
+        }
+        let mut file = hold(file);
+        let end: &[u8] = if line.ends_with(b"\n") { b"" } else { b"\n" };
+        if let Err(e) = file.write_all(line).and_then(|()| file.write_all(end)).and_then(|()| file.flush()) {
+            (self.notice)(&format!("cannot write the recording: {e}"));
+        }
+    }
+
     fn to_client(&self, line: &[u8]) -> bool {
+        self.recorded(line);
         let mut out = hold(&self.client_out);
         out.write_all(line).and_then(|()| out.flush()).is_ok()
     }
@@ -389,6 +411,7 @@ fn client_loop(shared: &Shared, input: impl Read) {
             shared.to_server(&line);
             continue;
         }
+        shared.recorded(&line);
         match wire::client(&line) {
             Client::Call { id, name: Some(name) } => shared.call(id, name, line),
             Client::Call { id, name: None } => {

@@ -169,6 +169,8 @@ pub enum Run<'a> {
     Diff,
     /// `lint`: `no lint findings across 3 tools`.
     Lint,
+    /// `replay`: `no replay findings across 3 tools`.
+    Replay,
     /// `verify`: `all 3 tools match mcp-tools.lock`, or, when some hashes moved without a contract
     /// finding, `no contract changes across 3 tools (1 tool differs from mcp-tools.lock in its hash
     /// only)`.
@@ -200,6 +202,7 @@ pub fn clean_line(analysis: &Analysis, run: Run<'_>) -> String {
     let both = analysis.old.tools.keys().chain(analysis.new.tools.keys()).collect::<std::collections::BTreeSet<_>>();
     match run {
         Run::Diff => format!("no contract changes across {}", tools(both.len())),
+        Run::Replay => format!("no replay findings across {}", tools(analysis.new.tools.len())),
         Run::Lint => {
             format!("no lint findings across {}", tools(analysis.new.tools.len() + analysis.new.repeated.len()))
         }

@@ -194,6 +194,14 @@ impl<'s> Judge<'s> {
     }
 }
 
+/// [`unfolded_size`] of a whole document up to [`UNFOLDED`], for callers outside the comparison
+/// (`replay` bounds the validation of each recorded call with it): `None` past it, or on a `$ref`
+/// cycle that takes no step into the instance.
+#[must_use]
+pub fn unfolded(doc: &Value) -> Option<u64> {
+    unfolded_size(doc, UNFOLDED, &Budget::new(u64::MAX, u64::MAX)).ok()
+}
+
 /// How many subschemas validating one instance location can apply, at most, through `$ref`s: the
 /// size of `doc` unfolded at its references, each reference cycle counted once (the instance bounds
 /// how often it is taken). `Err(true)` past `limit` (or the budget), `Err(false)` on a cycle that

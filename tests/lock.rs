@@ -191,3 +191,34 @@ fn lock_refuses_tools_without_a_contract() {
     assert!(err.contains("tools.json:1:") && err.contains("tool `b` cannot be locked: `inputSchema` is null"), "{err}");
     assert!(!dir.path().join("mcp-tools.lock").exists());
 }
+
+/// A lock in another layout than `lock` writes (minified, keys reordered, a float spelled `2.0`, written
+/// by an older version or by hand) verifies the same; a contract edited without its hash is corrupt
+/// in that layout too; a lock with a member `lock` never writes is refused by name.
+#[test]
+fn a_lock_in_another_layout_verifies_and_an_edited_one_is_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = TOOLS.replace(r#""type": "string"}"#, r#""type": "string", "maxLength": 2.0}"#);
+    std::fs::write(dir.path().join("tools.json"), &tools).unwrap();
+    assert_eq!(drift(dir.path(), &["lock", "tools.json"]).0, 0);
+    let text = std::fs::read_to_string(dir.path().join("mcp-tools.lock")).unwrap();
+    assert!(text.contains("\"maxLength\": 2\n"), "the lock holds the canonical form: {text}");
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["tools"]["search"]["contract"]["inputSchema"]["properties"]["q"]["maxLength"] = serde_json::json!(2.0);
+    let other = format!("{{\"tools\":{},\"version\":1}}", serde_json::to_string(&v["tools"]).unwrap());
+    assert!(other.contains("2.0"), "{other}");
+    std::fs::write(dir.path().join("mcp-tools.lock"), &other).unwrap();
+    assert_eq!(
+        drift(dir.path(), &["verify", "tools.json"]),
+        (0, "1 tool matches mcp-tools.lock\n".to_owned(), String::new())
+    );
+    std::fs::write(dir.path().join("mcp-tools.lock"), other.replace("most 100", "most 10")).unwrap();
+    let (code, _, err) = drift(dir.path(), &["verify", "tools.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the hash of `search` does not match its recorded contract"), "{err}");
+    std::fs::write(dir.path().join("mcp-tools.lock"), other.replace("\"version\":1", "\"version\":1,\"extra\":0"))
+        .unwrap();
+    let (code, _, err) = drift(dir.path(), &["verify", "tools.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("corrupt lock") && err.contains("unknown field `extra`"), "{err}");
+}

@@ -202,7 +202,7 @@ fn a_lock_in_another_layout_verifies_and_an_edited_one_is_corrupt() {
     std::fs::write(dir.path().join("tools.json"), &tools).unwrap();
     assert_eq!(drift(dir.path(), &["lock", "tools.json"]).0, 0);
     let text = std::fs::read_to_string(dir.path().join("mcp-tools.lock")).unwrap();
-    assert!(text.contains("\"maxLength\": 2\n"), "the lock holds the canonical form: {text}");
+    assert!(text.contains("\"maxLength\": 2,"), "the lock holds the canonical form: {text}");
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v["tools"]["search"]["contract"]["inputSchema"]["properties"]["q"]["maxLength"] = serde_json::json!(2.0);
     let other = format!("{{\"tools\":{},\"version\":1}}", serde_json::to_string(&v["tools"]).unwrap());

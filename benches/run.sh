@@ -30,7 +30,7 @@ pair() {
   local dir="$work/$1"
   [ -f "$dir/new.json" ] || python3 benches/generate.py "$1" "$dir" >/dev/null
 }
-rss() { { /usr/bin/time -v "$@" >/dev/null 2>/dev/null; } 2>&1 | awk '/Maximum resident/ {print $6}'; }
+rss() { /usr/bin/time -v -o "$work/time.txt" "$@" >/dev/null 2>&1; awk '/Maximum resident/ {print $6}' "$work/time.txt"; }
 bytes() { stat -c %s "$@" | awk '{s += $1} END {print s}'; }
 
 printf '%-7s %-8s %-8s %-8s %-6s %-8s %-6s %-8s %-6s %-10s %-10s %-10s\n' \

@@ -178,43 +178,53 @@ pub fn pin(snapshot: &mut Snapshot, lock: &LockFile) {
     }
 }
 
-/// Tools written per step of [`write`]: each step's entries are made in parallel and written in order.
-const WRITE_STEP: usize = 256;
+/// Tools per step of [`write`]: a step's entries are made in parallel while the step before is written.
+const WRITE_STEP: usize = 512;
 
 /// Writes the lock file of `snapshot`: `serde_json::to_string_pretty`'s layout of `{"version": 1,
 /// "tools": {NAME: {"sha256": HASH, "contract": CONTRACT}}}`, each contract in its canonical form.
-/// Streamed: a few hundred tools' text is held at a time, never the whole lock.
+/// Streamed: two steps' text is held at a time, never the whole lock.
 ///
 /// # Errors
 /// When `out` fails.
 pub fn write(snapshot: &Snapshot, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     use rayon::prelude::*;
-    write!(out, "{{\n  \"version\": 1,\n  \"tools\": {{")?;
+    let entry = |(name, tool): &(&String, &Tool)| {
+        let contract = canonical_contract(tool);
+        let mut entry = String::with_capacity(contract.len() * 3 + 128);
+        entry.push_str("\n    ");
+        entry.push_str(&serde_json::to_string(name).unwrap_or_default());
+        entry.push_str(": {\n      \"sha256\": \"");
+        entry.push_str(&digest(&contract));
+        entry.push_str("\",\n      \"contract\": ");
+        canonical::pretty(&contract, 6, &mut entry);
+        entry.push_str("\n    }");
+        entry
+    };
     let tools: Vec<(&String, &Tool)> = snapshot.tools.iter().collect();
-    for (step, chunk) in tools.chunks(WRITE_STEP).enumerate() {
-        let entries: Vec<String> = chunk
-            .par_iter()
-            .map(|(name, tool)| {
-                let contract = canonical_contract(tool);
-                let mut entry = String::with_capacity(contract.len() * 3 + 128);
-                entry.push_str("\n    ");
-                entry.push_str(&serde_json::to_string(name).unwrap_or_default());
-                entry.push_str(": {\n      \"sha256\": \"");
-                entry.push_str(&digest(&contract));
-                entry.push_str("\",\n      \"contract\": ");
-                canonical::pretty(&contract, 6, &mut entry);
-                entry.push_str("\n    }");
-                entry
-            })
-            .collect();
-        for (i, entry) in entries.iter().enumerate() {
-            if step > 0 || i > 0 {
-                out.write_all(b",")?;
+    write!(out, "{{\n  \"version\": 1,\n  \"tools\": {{")?;
+    let (sender, steps) = std::sync::mpsc::sync_channel::<Vec<String>>(1);
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            for chunk in tools.chunks(WRITE_STEP) {
+                // The writer stopped (a write failed): nothing more to make.
+                if sender.send(chunk.par_iter().map(entry).collect()).is_err() {
+                    return;
+                }
             }
-            out.write_all(entry.as_bytes())?;
+        });
+        let mut first = true;
+        for step in steps {
+            for entry in step {
+                if !first {
+                    out.write_all(b",")?;
+                }
+                first = false;
+                out.write_all(entry.as_bytes())?;
+            }
         }
-    }
-    out.write_all(if tools.is_empty() { b"}\n}\n" } else { b"\n  }\n}\n" })
+        out.write_all(if first { b"}\n}\n" } else { b"\n  }\n}\n" })
+    })
 }
 
 /// The text [`write`] writes (for tests and small snapshots).

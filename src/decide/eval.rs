@@ -136,7 +136,7 @@ impl<'a> Prover<'a> {
             return Ok(Some(false));
         }
         if let Some(vals) = &c.values
-            && !vals.iter().any(|x| json_eq(x, v))
+            && !super::nf::member(v, vals, &c.value_keys)
         {
             return Ok(Some(false));
         }

@@ -20,7 +20,7 @@
 
 #![allow(clippy::needless_for_each, reason = "one keyword applied to every conjunct reads best on one line")]
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
 
@@ -87,6 +87,10 @@ pub struct Conj<'a> {
     pub types: TypeSet,
     /// Intersection of every `enum`/`const` (values of every type).
     pub values: Option<Vec<&'a Value>>,
+    /// The keys of `values`, built on the first membership test of a long set (see [`member`]), so
+    /// that membership costs a lookup, not a scan: a million-value `enum` against another is not a
+    /// trillion comparisons. Shared by the clones of the conjunct.
+    pub value_keys: Keys,
     pub excluded: Vec<&'a Value>,
     pub lo: Option<Bound>,
     pub hi: Option<Bound>,
@@ -126,6 +130,7 @@ impl Default for Conj<'_> {
         Conj {
             types: TypeSet::ALL,
             values: None,
+            value_keys: Keys::default(),
             excluded: Vec::new(),
             lo: None,
             hi: None,
@@ -444,11 +449,13 @@ fn local<'a>(
                 (_, Value::Array(a)) => a.iter().collect(),
                 _ => return Err(bad()),
             };
+            let keys = Keys::default();
             for c in acc.iter_mut() {
                 c.values = Some(match c.values.take() {
                     None => vals.clone(),
-                    Some(old) => old.into_iter().filter(|o| vals.iter().any(|n| json_eq(o, n))).collect(),
+                    Some(old) => old.into_iter().filter(|o| member(o, &vals, &keys)).collect(),
                 });
+                c.value_keys = Keys::default();
             }
         }
         "not" => super::negate::negate(acc, v, &node.child(v, "not"), side, double)?,
@@ -609,4 +616,54 @@ pub fn for_name<'a>(
         }
     }
     Some(out)
+}
+
+/// Value sets longer than this get a hashed index ([`Conj::value_keys`]).
+const INDEXED_VALUES: usize = 32;
+
+/// A hashable value with JSON Schema equality: a string as itself (no copy), anything else by its
+/// canonical text ([`crate::schema::canonical_key`]).
+#[derive(Hash)]
+enum Key<'v> {
+    Str(&'v str),
+    Other(String),
+}
+
+fn key(v: &Value) -> Key<'_> {
+    match v {
+        Value::String(s) => Key::Str(s),
+        other => Key::Other(crate::schema::canonical_key(other)),
+    }
+}
+
+/// The index of one long value list (see [`Conj::value_keys`]): positions by keyed hash (`SipHash`
+/// with a random key, so a hostile list cannot make every value collide), built on first use.
+pub type Keys = std::sync::Arc<std::sync::OnceLock<Index>>;
+
+#[derive(Debug)]
+pub struct Index {
+    hasher: std::collections::hash_map::RandomState,
+    at: HashMap<u64, Vec<u32>>,
+}
+
+/// Whether `v` is one of `values` (JSON Schema equality): a scan of a short list, a lookup in `keys`
+/// (built from `values` on first use) for a long one.
+#[must_use]
+pub fn member(v: &Value, values: &[&Value], keys: &Keys) -> bool {
+    use std::hash::BuildHasher as _;
+    if values.len() <= INDEXED_VALUES {
+        return values.iter().any(|x| json_eq(x, v));
+    }
+    let index = keys.get_or_init(|| {
+        let hasher = std::collections::hash_map::RandomState::new();
+        let mut at: HashMap<u64, Vec<u32>> = HashMap::with_capacity(values.len());
+        for (i, x) in values.iter().enumerate() {
+            at.entry(hasher.hash_one(key(x))).or_default().push(u32::try_from(i).unwrap_or(u32::MAX));
+        }
+        Index { hasher, at }
+    });
+    index
+        .at
+        .get(&index.hasher.hash_one(key(v)))
+        .is_some_and(|hits| hits.iter().any(|&i| values.get(i as usize).is_some_and(|x| json_eq(x, v))))
 }

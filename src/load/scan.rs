@@ -235,10 +235,21 @@ fn key<'t>(text: &'t str, i: usize, frame: &mut Frame<'t>) -> Option<usize> {
 }
 
 pub(crate) fn ws(b: &[u8], mut i: usize) -> usize {
-    while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
-        i += 1;
+    loop {
+        match b.get(i) {
+            Some(b' ') => {
+                // Indentation comes in runs of spaces: eight at a time.
+                while b.get(i..i + 8).is_some_and(|w| w == b"        ") {
+                    i += 8;
+                }
+                while b.get(i) == Some(&b' ') {
+                    i += 1;
+                }
+            }
+            Some(b'\t' | b'\n' | b'\r') => i += 1,
+            _ => return i,
+        }
     }
-    i
 }
 
 fn literal(b: &[u8], i: usize, word: &[u8]) -> Option<usize> {

@@ -161,6 +161,19 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// The longest prefix of `ptr` that exists in `root`: a validator's keyword location inside an
+/// embedded resource or under a `$ref` is a path of evaluation, not always a pointer into the document.
+#[must_use]
+pub fn resolvable(root: &Value, ptr: &str) -> String {
+    let mut p = ptr;
+    loop {
+        if p.is_empty() || root.pointer(p).is_some() {
+            return p.to_owned();
+        }
+        p = p.rfind('/').map_or("", |cut| &p[..cut]);
+    }
+}
+
 /// A hashable key with JSON Schema equality: equal keys iff [`json_eq`] (for values `serde_json` can
 /// represent). Object keys are sorted because `serde_json::Map` is a `BTreeMap` here.
 #[must_use]

@@ -158,8 +158,8 @@ pub(super) struct Rejection {
 pub(super) fn record(tool: &str, changes: &mut Vec<Change>, side: Side, (sub, sup): (&Value, &Value), r: Rejection) {
     let input = side == Side::Input;
     let base = if input { "/inputSchema" } else { "/outputSchema" };
-    let at = format!("{base}{}", resolvable(sup, &r.schema_path));
-    let from = format!("{base}{}", resolvable(sub, &r.from));
+    let at = format!("{base}{}", crate::schema::resolvable(sup, &r.schema_path));
+    let from = format!("{base}{}", crate::schema::resolvable(sub, &r.from));
     let (keyword, origin) = (r.keyword, r.origin);
     let witness = Witness { instance: r.instance, rejected_because: r.because, dropped: false };
     // A break the walk found at the rejecting keyword but could not witness is proven by this
@@ -291,18 +291,6 @@ fn same_constraints(a: &Value, b: &Value, names: bool) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same_constraints(v, w, false))
         }
         _ => a == b,
-    }
-}
-
-/// The longest prefix of `ptr` that exists in `root` (a keyword location inside an embedded resource
-/// may not be a pointer into the document).
-fn resolvable(root: &Value, ptr: &str) -> String {
-    let mut p = ptr;
-    loop {
-        if p.is_empty() || root.pointer(p).is_some() {
-            return p.to_owned();
-        }
-        p = p.rfind('/').map_or("", |cut| &p[..cut]);
     }
 }
 

@@ -90,7 +90,7 @@ impl<'s> Schema<'s> {
         for e in validator.iter_errors(instance) {
             let r = Rejection {
                 keyword: e.kind().keyword().to_owned(),
-                schema_path: resolvable(self.root, e.schema_path().as_str()),
+                schema_path: crate::schema::resolvable(self.root, e.schema_path().as_str()),
                 instance_path: e.instance_path().to_string(),
                 reason: reason(&e, self.root),
             };
@@ -121,18 +121,6 @@ fn count_values(v: &Value, cap: u64) -> u64 {
         }
     }
     n
-}
-
-/// The longest prefix of `ptr` that exists in `root` (a keyword location under a `$ref` is a path of
-/// evaluation, not always a pointer into the document).
-fn resolvable(root: &Value, ptr: &str) -> String {
-    let mut p = ptr;
-    loop {
-        if p.is_empty() || root.pointer(p).is_some() {
-            return p.to_owned();
-        }
-        p = p.rfind('/').map_or("", |cut| &p[..cut]);
-    }
 }
 
 /// A schema value for a message: compact JSON, clipped.

@@ -135,9 +135,7 @@ fn annotations(raw: &str, span: Option<&std::ops::Range<usize>>, w: &mut canonic
         };
         members.push(((*hint).to_owned(), None, Some(value)));
     }
-    members.sort_by(|a, b| {
-        if a.0.is_ascii() || b.0.is_ascii() { a.0.cmp(&b.0) } else { a.0.encode_utf16().cmp(b.0.encode_utf16()) }
-    });
+    members.sort_by(|a, b| canonical::key_order(&a.0, &b.0));
     w.out.push(b'{');
     for (n, (key, span, flag)) in members.iter().enumerate() {
         if n > 0 {

@@ -177,7 +177,7 @@ impl<'t> Writer<'t> {
 
 /// RFC 8785 key order: UTF-16 code units. It differs from byte (code point) order only between a
 /// character above U+FFFF and one in U+E000..=U+FFFF, so two keys of which one is ASCII compare as bytes.
-fn key_order(a: &str, b: &str) -> Ordering {
+pub(crate) fn key_order(a: &str, b: &str) -> Ordering {
     if a.is_ascii() || b.is_ascii() { a.cmp(b) } else { a.encode_utf16().cmp(b.encode_utf16()) }
 }
 

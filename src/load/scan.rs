@@ -5,7 +5,7 @@
 //! [`Interest`]), each with its byte range.
 //!
 //! Takes the text; returns an [`Outline`] or `None`. Promises: with an outline, the text is JSON
-//! that `serde_json` parses into values and [`span::scan_structure`] finds nothing wrong with, so
+//! that `serde_json` parses into values and [`super::span::scan_structure`] finds nothing wrong with, so
 //! the caller may skip both; with `None`, the caller runs those slower checks, which say what is
 //! wrong and where (a lone surrogate escape is `None` here, stricter than `serde_json`'s raw parse).
 //! Iterative and bounded by [`MAX_NESTING`]; nothing is allocated per value beyond the members of
@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ops::Range;
 
-use super::span::{self, MAX_NESTING};
+use super::span::MAX_NESTING;
 
 /// One member of a recorded container: its key (`None` for an array element) and its value's bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -356,19 +356,18 @@ fn hex4(b: &[u8], i: usize) -> Option<u32> {
     u32::from_str_radix(digits, 16).ok()
 }
 
-/// The outline [`scan`] gives, checked against the slower path it replaces (tests and fuzzing):
-/// `true` when they agree on whether `text` is acceptable.
-#[must_use]
-pub fn agrees_with_serde(text: &str) -> bool {
-    let fast = scan(text, Interest::Snapshot).is_some();
-    let slow = serde_json::from_str::<serde_json::Value>(text).is_ok() && span::scan_structure(text).is_none();
-    // Stricter is allowed (the slow path then decides); laxer never.
-    !fast || slow
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether the scan agrees with the slower path it replaces on whether `text` is acceptable.
+    fn agrees_with_serde(text: &str) -> bool {
+        let fast = scan(text, Interest::Snapshot).is_some();
+        let slow = serde_json::from_str::<serde_json::Value>(text).is_ok()
+            && super::super::span::scan_structure(text).is_none();
+        // Stricter is allowed (the slow path then decides); laxer never.
+        !fast || slow
+    }
 
     fn keys(o: &Outline<'_>, start: usize) -> Vec<String> {
         o.members(start)

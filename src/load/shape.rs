@@ -154,9 +154,8 @@ impl<'t> Doc<'t> {
     /// The top-level value's bytes.
     fn root(&self) -> Range<usize> {
         let b = self.text.as_bytes();
-        let json_ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
-        let start = b.iter().position(|c| !json_ws(c)).unwrap_or(b.len());
-        let end = b.iter().rposition(|c| !json_ws(c)).map_or(start, |e| e + 1);
+        let start = scan::ws(b, 0);
+        let end = b.iter().rposition(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r')).map_or(start, |e| e + 1);
         start..end
     }
 

@@ -204,9 +204,9 @@ pub fn diff_selected(
     let mut colliding = o.colliding();
     colliding.extend(n.colliding());
     let mode = load::Mode::Contract;
-    let (o, n) = (
-        o.into_side(&old.label(), &sources, mode, &colliding),
-        n.into_side(&new.label(), &new_sources, mode, &colliding),
+    let (o, n) = rayon::join(
+        || o.into_side(&old.label(), &sources, mode, &colliding),
+        || n.into_side(&new.label(), &new_sources, mode, &colliding),
     );
     let (old_snapshot, mut new_snapshot) = match (o, n) {
         (load::Side::Loaded(o), load::Side::Loaded(n)) => (o, n),

@@ -482,12 +482,62 @@ pub fn finish(parsed: Parsed, label: &str, sources: &Sources, mode: Mode, collid
     if directory {
         dir::name_by_path(&mut parsed, colliding);
     }
-    for (_, entries) in parsed {
-        for entry in entries {
-            insert(&mut snapshot, sources, entry, mode);
+    let entries: Vec<shape::Entry> = parsed.into_iter().flat_map(|(_, entries)| entries).collect();
+    insert_all(&mut snapshot, sources, entries, mode);
+    snapshot
+}
+
+/// Adds every entry of an empty snapshot, in order: a tool whose name an earlier one has is repeated
+/// ([`Mode::Lint`]) or a duplicate problem. In one sort: the tools by name (stable, so of several with
+/// one name the first in file order is kept), the map built from sorted keys.
+fn insert_all(snapshot: &mut Snapshot, sources: &Sources, entries: Vec<shape::Entry>, mode: Mode) {
+    use rayon::slice::ParallelSliceMut as _;
+    fn name(e: &shape::Entry) -> Option<&str> {
+        match e {
+            shape::Entry::Tool(t) => Some(t.name.as_str()),
+            shape::Entry::Problem(_) => None,
         }
     }
-    snapshot
+    let mut order: Vec<usize> = (0..entries.len()).filter(|&i| name(&entries[i]).is_some()).collect();
+    order.par_sort_by(|&a, &b| name(&entries[a]).cmp(&name(&entries[b])));
+    // For each repeated tool, the first with its name.
+    let mut first = vec![None; entries.len()];
+    for pair in order.windows(2) {
+        if name(&entries[pair[0]]) == name(&entries[pair[1]]) {
+            first[pair[1]] = Some(first[pair[0]].unwrap_or(pair[0]));
+        }
+    }
+    let mut slots: Vec<Option<shape::Entry>> = entries.into_iter().map(Some).collect();
+    for i in 0..slots.len() {
+        let repeated = match (first[i], &slots[i]) {
+            (_, Some(shape::Entry::Problem(_))) | (Some(_), _) => slots[i].take(),
+            (None, _) => None,
+        };
+        match repeated {
+            Some(shape::Entry::Problem(p)) => snapshot.problems.push(p),
+            Some(shape::Entry::Tool(tool)) if mode == Mode::Lint => snapshot.repeated.push(tool),
+            Some(shape::Entry::Tool(tool)) => {
+                let Some(Some(shape::Entry::Tool(earlier))) = first[i].map(|f| &slots[f]) else { continue };
+                let file = sources.get(earlier.file);
+                let (line, column) = shape::position(file, &earlier.base);
+                let detail = format!(" (first defined at {}:{line}:{column})", file.name);
+                snapshot.problems.push(Problem {
+                    kind: ProblemKind::NameDuplicate,
+                    tool,
+                    pointer: String::new(),
+                    detail,
+                });
+            }
+            None => {}
+        }
+    }
+    let kept = order.into_iter().filter_map(|i| match slots[i].take() {
+        Some(shape::Entry::Tool(t)) => Some((t.name.clone(), t)),
+        _ => None,
+    });
+    // Keys in order: the map is built in one pass.
+    debug_assert!(snapshot.tools.is_empty());
+    snapshot.tools = kept.collect();
 }
 
 /// The contracts of a lock file's text as a snapshot, located in the lock file (`name` is shown,
@@ -515,26 +565,6 @@ pub fn load_lock_indexed(
     Ok((finish(parsed, name, sources, Mode::Contract, &HashSet::new()), index))
 }
 
-/// Adds one entry: a tool whose key is taken is repeated ([`Mode::Lint`]) or a duplicate problem.
-fn insert(snapshot: &mut Snapshot, sources: &Sources, entry: shape::Entry, mode: Mode) {
-    let tool = match entry {
-        shape::Entry::Problem(p) => return snapshot.problems.push(p),
-        shape::Entry::Tool(t) => t,
-    };
-    let Some(first) = snapshot.tools.get(&tool.name) else {
-        snapshot.tools.insert(tool.name.clone(), tool);
-        return;
-    };
-    if mode == Mode::Lint {
-        snapshot.repeated.push(tool);
-        return;
-    }
-    let file = sources.get(first.file);
-    let (line, column) = shape::position(file, &first.base);
-    let detail = format!(" (first defined at {}:{line}:{column})", file.name);
-    snapshot.problems.push(Problem { kind: ProblemKind::NameDuplicate, tool, pointer: String::new(), detail });
-}
-
 /// Loads a snapshot from bytes already in memory (used by tests and by git revisions).
 ///
 /// # Errors
@@ -550,9 +580,7 @@ pub fn load_bytes(name: &str, bytes: Vec<u8>, sources: &mut Sources) -> Result<S
 pub fn load_bytes_with(name: &str, bytes: Vec<u8>, sources: &mut Sources, mode: Mode) -> Result<Snapshot, Error> {
     let mut snapshot = Snapshot::empty(name);
     let (_, entries) = shape::parse_file(sources, name.to_owned(), bytes, mode)?;
-    for entry in entries {
-        insert(&mut snapshot, sources, entry, mode);
-    }
+    insert_all(&mut snapshot, sources, entries, mode);
     Ok(snapshot)
 }
 

@@ -89,6 +89,7 @@ fn fast_contract(tool: &Tool) -> Option<String> {
     };
     let get = |key: &str| head.iter().find(|(k, _)| *k == key).map(|(_, r)| r.clone());
     let mut w = canonical::Writer::new(text);
+    w.out.reserve(tool.raw().len() + 256);
     // Keys in RFC 8785 order: annotations, description, inputSchema, name, outputSchema, title.
     w.out.extend_from_slice(b"{\"annotations\":");
     annotations(text, get("annotations").as_ref(), &mut w)?;

@@ -482,6 +482,8 @@ fn lock_command(snapshot: &str, output: &std::path::Path, input: &InputArgs) -> 
     }
     mcp_drift::policy::write_atomically_with(output, |w| mcp_drift::lock::write(&snap, w))?;
     eprintln!("locked {} tool(s) in {}", snap.tools.len(), neutral(&output.display()));
+    // The process ends here: freeing every tool one by one is wasted time (see `report`).
+    std::mem::forget(snap);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -692,6 +694,7 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
                 );
             }
             let lock = lock.display().to_string();
+            std::mem::forget((locked, current));
             report(analysis, &r, judged, report::human::Run::Verify { lock: &lock, drifted: drifted.len() })
         }
         Command::Rules { format } => {

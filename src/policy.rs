@@ -465,10 +465,12 @@ pub fn write_atomically(path: &Path, contents: &str) -> Result<(), Error> {
     write_atomically_with(path, |w| w.write_all(contents.as_bytes()))
 }
 
-/// [`write_atomically`] of what `write` writes, streamed (buffered) into the temporary file.
+/// [`write_atomically`] of what `write` writes, streamed (buffered) into the temporary file. A long
+/// write is flushed to the disk as it goes (every [`SYNC_STEP`] bytes, on a thread of its own), so
+/// the final `fsync` waits for the last step only, not for the whole file.
 ///
 /// # Errors
-/// When the directory is not writable, or `write` fails.
+/// When the directory is not writable, or `write` fails, or the disk refuses the data.
 pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
@@ -477,14 +479,51 @@ pub fn write_atomically_with(
     let io = |e: std::io::Error| Error::Io { path: path.display().to_string(), message: e.to_string() };
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    {
-        let mut buffered = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
-        write(&mut buffered).map_err(io)?;
-        buffered.flush().map_err(io)?;
-    }
+    let early = tmp.as_file().try_clone().map_err(io)?;
+    std::thread::scope(|scope| {
+        let (kick, kicks) = std::sync::mpsc::sync_channel::<()>(1);
+        // An error here is the file's error: a later `fsync` may not report it again.
+        let early_flush = scope.spawn(move || kicks.iter().try_for_each(|()| early.sync_data()));
+        let written = {
+            let mut buffered =
+                std::io::BufWriter::with_capacity(1 << 16, Syncing { file: tmp.as_file_mut(), since: 0, kick });
+            write(&mut buffered).and_then(|()| buffered.flush())
+        };
+        let on_disk = early_flush.join().unwrap_or_else(|_| Err(std::io::Error::other("the disk flush stopped")));
+        written.and(on_disk)
+    })
+    .map_err(io)?;
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
+}
+
+/// Bytes written between two early flushes of [`write_atomically_with`].
+const SYNC_STEP: usize = 8 << 20;
+
+/// A file that asks for an early flush every [`SYNC_STEP`] bytes (none when one is under way).
+struct Syncing<'f> {
+    file: &'f mut std::fs::File,
+    since: usize,
+    kick: std::sync::mpsc::SyncSender<()>,
+}
+
+impl std::io::Write for Syncing<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.since += n;
+        if self.since >= SYNC_STEP {
+            self.since = 0;
+            // Full: a flush is under way, and the next one (or the final `fsync`) takes these bytes.
+            // Gone: a flush failed, and `early_flush` returns its error.
+            let _ = self.kick.try_send(());
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
 }
 
 #[cfg(test)]

@@ -101,13 +101,15 @@ impl Frame<'_> {
     }
 }
 
-/// The length and first bytes of a key: unequal fingerprints mean unequal keys.
-fn fingerprint(key: &str) -> u64 {
-    let mut head = [0u8; 8];
-    let n = key.len().min(7);
-    head[..n].copy_from_slice(&key.as_bytes()[..n]);
-    head[7] = key.len().to_le_bytes()[0];
-    u64::from_le_bytes(head) ^ ((key.len() as u64) << 56)
+/// The length and first eight bytes of a key: unequal fingerprints mean unequal keys. `b[at..]`
+/// starts with the key's bytes (the text, for a key without escapes: one load, no copy).
+fn fingerprint(b: &[u8], at: usize, len: usize) -> u64 {
+    let head = match b.get(at..at + 8) {
+        Some(chunk) if len < 8 => word(chunk) & ((1u64 << (8 * len)) - 1),
+        Some(chunk) => word(chunk),
+        None => b.get(at..).unwrap_or_default().iter().take(len.min(8)).rev().fold(0, |h, &c| h << 8 | u64::from(c)),
+    };
+    head ^ (len as u64).rotate_right(8)
 }
 
 /// Keys compared one by one up to this many; a hash set beyond.
@@ -204,17 +206,21 @@ fn key<'t>(text: &'t str, i: usize, frame: &mut Frame<'t>) -> Option<usize> {
         return None;
     }
     let (end, escaped) = string(b, i)?;
-    let key: Cow<'t, str> = if escaped {
-        Cow::Owned(serde_json::from_str::<String>(text.get(i..end)?).ok()?)
+    let (key, print): (Cow<'t, str>, u64) = if escaped {
+        let key = serde_json::from_str::<String>(text.get(i..end)?).ok()?;
+        let print = fingerprint(key.as_bytes(), 0, key.len());
+        (Cow::Owned(key), print)
     } else {
-        Cow::Borrowed(text.get(i + 1..end - 1)?)
+        (Cow::Borrowed(text.get(i + 1..end - 1)?), fingerprint(b, i + 1, end - i - 2))
     };
+    if frame.node.is_some() {
+        frame.key = Some(key.clone());
+    }
     let repeated = if frame.many {
-        !frame.set.insert(key.clone())
+        !frame.set.insert(key)
     } else {
-        let print = fingerprint(&key);
         let repeated = frame.keys.iter().any(|(p, k)| *p == print && *k == key);
-        frame.keys.push((print, key.clone()));
+        frame.keys.push((print, key));
         if frame.keys.len() > LINEAR_KEYS {
             frame.set.extend(frame.keys.drain(..).map(|(_, k)| k));
             frame.many = true;
@@ -223,9 +229,6 @@ fn key<'t>(text: &'t str, i: usize, frame: &mut Frame<'t>) -> Option<usize> {
     };
     if repeated {
         return None;
-    }
-    if frame.node.is_some() {
-        frame.key = Some(key);
     }
     let i = ws(b, end);
     if b.get(i) != Some(&b':') {
@@ -238,18 +241,41 @@ pub(crate) fn ws(b: &[u8], mut i: usize) -> usize {
     loop {
         match b.get(i) {
             Some(b' ') => {
-                // Indentation comes in runs of spaces: eight at a time.
-                while b.get(i..i + 8).is_some_and(|w| w == b"        ") {
+                // Indentation comes in runs of spaces: eight bytes at a time, to the first other one.
+                loop {
+                    let Some(chunk) = b.get(i..i + 8) else {
+                        while b.get(i) == Some(&b' ') {
+                            i += 1;
+                        }
+                        break;
+                    };
+                    let other = nonzero(word(chunk) ^ (ONES * u64::from(b' ')));
+                    if other != 0 {
+                        i += (other.trailing_zeros() / 8) as usize;
+                        break;
+                    }
                     i += 8;
-                }
-                while b.get(i) == Some(&b' ') {
-                    i += 1;
                 }
             }
             Some(b'\t' | b'\n' | b'\r') => i += 1,
             _ => return i,
         }
     }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Eight bytes as a little-endian word (the first byte lowest).
+fn word(chunk: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(chunk);
+    u64::from_le_bytes(w)
+}
+
+/// The high bit of each byte of `v` that is not zero, exactly (no carry crosses a byte).
+fn nonzero(v: u64) -> u64 {
+    (((v & !HIGH) + !HIGH) | v) & HIGH
 }
 
 fn literal(b: &[u8], i: usize, word: &[u8]) -> Option<usize> {
@@ -297,10 +323,11 @@ pub(crate) fn string(b: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut i = i + 1;
     let mut escaped = false;
     loop {
-        // Eight bytes at a time while none of them needs a look.
+        // Eight bytes at a time, straight to the first that needs a look.
         while let Some(chunk) = b.get(i..i + 8) {
-            let word = u64::from_le_bytes(chunk.try_into().ok()?);
-            if special(word) {
+            let special = special(word(chunk));
+            if special != 0 {
+                i += (special.trailing_zeros() / 8) as usize;
                 break;
             }
             i += 8;
@@ -317,13 +344,12 @@ pub(crate) fn string(b: &[u8], i: usize) -> Option<(usize, bool)> {
     }
 }
 
-/// Whether any byte of `word` is `"`, `\` or a control character (exact: no false negatives).
-fn special(word: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
+/// The high bit of the bytes of `word` that are `"`, `\` or a control character. The lowest set
+/// bit is exact (a borrow only runs upwards from a found byte), which is all the callers use.
+fn special(word: u64) -> u64 {
     let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
     let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    (zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\'))) | below_space) != 0
+    zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\'))) | below_space
 }
 
 /// The escape at `i` (the backslash); returns the index after it.
@@ -458,16 +484,32 @@ mod tests {
     }
 
     #[test]
-    fn special_bytes_are_found_in_every_lane() {
-        for lane in 0..8 {
-            for c in [b'"', b'\\', 0x00, 0x1f] {
-                let mut w = [b'a'; 8];
-                w[lane] = c;
-                assert!(special(u64::from_le_bytes(w)), "{lane} {c}");
+    fn the_first_special_byte_and_the_first_non_space_are_found_exactly() {
+        // Every pair of lanes: the lowest flagged lane is the first special byte, whatever follows.
+        let fill = [b'a', 0xff, 0x80, b' ', 0x7f, 0x20, 0x21];
+        for first in 0..8 {
+            for c in [b'"', b'\\', 0x00, 0x01, 0x1f] {
+                for later in [b'"', b'\\', 0x00, 0x1f, b'a', 0xff] {
+                    for f in fill {
+                        let mut w = [f; 8];
+                        w[first] = c;
+                        if let Some(x) = w.get_mut(first + 1) {
+                            *x = later;
+                        }
+                        assert_eq!((special(word(&w)).trailing_zeros() / 8) as usize, first, "{w:?}");
+                    }
+                }
             }
-            let mut w = [0xffu8; 8];
-            w[lane] = b' ';
-            assert!(!special(u64::from_le_bytes(w)));
+            for f in fill {
+                let w = [f; 8];
+                assert_eq!(special(word(&w)), 0, "{w:?}");
+            }
+            for c in [b'a', b'\n', 0x00, 0xff, 0xa0, b'!', 0x1f] {
+                let mut w = [b' '; 8];
+                w[first] = c;
+                let other = nonzero(word(&w) ^ (ONES * u64::from(b' ')));
+                assert_eq!(other, 0x80 << (8 * first), "{w:?}");
+            }
         }
     }
 

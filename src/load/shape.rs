@@ -541,6 +541,38 @@ mod tests {
         assert!(details[4].starts_with("NameDuplicate"), "{details:?}");
     }
 
+    /// Several tools of one name: the first in file order is kept, each later one is a problem in
+    /// its place among the others, pointing at the first.
+    #[test]
+    fn of_repeated_names_the_first_is_kept_and_problems_keep_file_order() {
+        let tool = |name: &str, d: &str| format!(r#"{{"name":"{name}","description":"{d}","inputSchema":{{}}}}"#);
+        let text = format!(
+            "[{}, {},\n{}, 7, {},\n{}, {}]",
+            tool("b", "1"),
+            tool("a", "2"),
+            tool("b", "3"),
+            tool("c", "4"),
+            tool("a", "5"),
+            tool("b", "6")
+        );
+        let mut sources = Sources::default();
+        let s = load_bytes("t.json", text.into_bytes(), &mut sources).unwrap();
+        let description = |raw: &str| raw.split("\"description\":\"").nth(1).unwrap_or_default()[..1].to_owned();
+        let kept: Vec<_> = s.tools.iter().map(|(k, t)| format!("{k}{}", description(t.raw()))).collect();
+        assert_eq!(kept, ["a2", "b1", "c4"]);
+        let details: Vec<String> =
+            s.problems.iter().map(|p| format!("{:?} {} {}", p.kind, p.tool.name, p.detail)).collect();
+        assert_eq!(
+            details,
+            [
+                "NameDuplicate b  (first defined at t.json:1:2)",
+                "Invalid  a tool must be a JSON object",
+                "NameDuplicate a  (first defined at t.json:1:51)",
+                "NameDuplicate b  (first defined at t.json:1:2)",
+            ]
+        );
+    }
+
     #[test]
     fn deep_nesting_is_a_clean_error() {
         let deep = "[".repeat(10_000) + &"]".repeat(10_000);

@@ -125,51 +125,59 @@ impl<'t> Writer<'t> {
         }
         let mut members = std::mem::take(&mut self.levels[depth]);
         members.clear();
+        // Members are written in text order, each `"key":value`; an object whose keys are not in key
+        // order is written again in key order (two keys of which one is ASCII compare as bytes).
         let base = self.out.len();
+        self.out.push(b'{');
         loop {
             let (end, escaped) = string(b, j)?;
+            let start = self.out.len();
             let key = if escaped {
-                Cow::Owned(serde_json::from_str::<String>(text.get(j..end)?).ok()?)
+                let key = serde_json::from_str::<String>(text.get(j..end)?).ok()?;
+                serde_json::to_writer(&mut self.out, &key).ok()?;
+                Cow::Owned(key)
             } else {
+                self.out.extend_from_slice(b.get(j..end)?);
                 Cow::Borrowed(text.get(j + 1..end - 1)?)
             };
             j = ws(b, end);
             if b.get(j) != Some(&b':') {
                 return None;
             }
-            let start = self.out.len();
+            self.out.push(b':');
             j = ws(b, self.value(j + 1, depth + 1)?);
             members.push((key, start..self.out.len()));
             match *b.get(j)? {
-                b',' => j = ws(b, j + 1),
+                b',' => {
+                    self.out.push(b',');
+                    j = ws(b, j + 1);
+                }
                 b'}' => break,
                 _ => return None,
             }
         }
-        members.sort_unstable_by(|a, b| key_order(&a.0, &b.0));
-        // Values were written in text order; the object is written again in key order.
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
-        scratch.push(b'{');
-        for (n, (key, range)) in members.iter().enumerate() {
-            if n > 0 {
-                scratch.push(b',');
-            }
-            match key {
-                Cow::Borrowed(k) => {
-                    scratch.push(b'"');
-                    scratch.extend_from_slice(k.as_bytes());
-                    scratch.push(b'"');
+        self.out.push(b'}');
+        let ascii = members.iter().all(|(k, _)| k.is_ascii());
+        let order = |a: &(Cow<'t, str>, Range<usize>), b: &(Cow<'t, str>, Range<usize>)| {
+            if ascii { a.0.as_bytes().cmp(b.0.as_bytes()) } else { key_order(&a.0, &b.0) }
+        };
+        if !members.is_sorted_by(|a, b| order(a, b) == Ordering::Less) {
+            members.sort_unstable_by(order);
+            let mut scratch = std::mem::take(&mut self.scratch);
+            scratch.clear();
+            scratch.reserve(self.out.len() - base);
+            scratch.push(b'{');
+            for (n, (_, range)) in members.iter().enumerate() {
+                if n > 0 {
+                    scratch.push(b',');
                 }
-                Cow::Owned(k) => serde_json::to_writer(&mut scratch, k).ok()?,
+                scratch.extend_from_slice(self.out.get(range.clone())?);
             }
-            scratch.push(b':');
-            scratch.extend_from_slice(self.out.get(range.clone())?);
+            scratch.push(b'}');
+            self.out.truncate(base);
+            self.out.extend_from_slice(&scratch);
+            self.scratch = scratch;
         }
-        scratch.push(b'}');
-        self.out.truncate(base);
-        self.out.extend_from_slice(&scratch);
-        self.scratch = scratch;
         self.levels[depth] = members;
         Some(j + 1)
     }

@@ -10,7 +10,6 @@
 //! Iterative over arrays and object members, recursive only in nesting, which loading bounds at
 //! [`MAX_NESTING`] (and so does this module).
 
-use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::ops::Range;
 
@@ -19,26 +18,64 @@ use crate::load::span::MAX_NESTING;
 
 /// The canonical text of the JSON value `text` (valid JSON) appended to `out`.
 pub fn value(text: &str, out: &mut Vec<u8>) -> Option<()> {
-    let mut w = Writer { text, out: std::mem::take(out), levels: Vec::new(), scratch: Vec::new() };
+    let mut w = Writer::new(text);
+    w.out = std::mem::take(out);
     let end = w.value(0, 0);
-    *out = w.out;
+    *out = std::mem::take(&mut w.out);
     (ws(text.as_bytes(), end?) == text.len()).then_some(())
 }
 
-/// Writes canonical text; keeps its buffers across values.
+/// Writes canonical text; keeps its buffers across values (and, once dropped, for the next writer
+/// on its thread).
 pub struct Writer<'t> {
     text: &'t str,
     pub out: Vec<u8>,
-    /// Per nesting level, the members of the object open there (reused).
-    levels: Vec<Vec<(Cow<'t, str>, Range<usize>)>>,
+    spare: Spare,
+}
+
+/// A member's key: its text between the quotes (no escapes), or decoded.
+enum Key {
+    Text(Range<usize>),
+    Decoded(String),
+}
+
+/// The key's text (`text` is the writer's).
+fn text_key<'a>(text: &'a str, key: &'a Key) -> &'a str {
+    match key {
+        Key::Text(r) => text.get(r.clone()).unwrap_or_default(),
+        Key::Decoded(k) => k,
+    }
+}
+
+/// Per nesting level, the members of the object open there, each with its key and its range in the
+/// output; and room for one object written again in key order.
+#[derive(Default)]
+struct Spare {
+    levels: Vec<Vec<(Key, Range<usize>)>>,
     scratch: Vec<u8>,
+}
+
+thread_local! {
+    static SPARE: std::cell::Cell<Spare> = std::cell::Cell::new(Spare::default());
+}
+
+/// Scratch space kept for the next writer at most: a giant tool's buffer is let go.
+const KEEP: usize = 16 << 20;
+
+impl Drop for Writer<'_> {
+    fn drop(&mut self) {
+        if self.spare.scratch.capacity() <= KEEP {
+            let spare = std::mem::take(&mut self.spare);
+            SPARE.with(|s| s.set(spare));
+        }
+    }
 }
 
 impl<'t> Writer<'t> {
     /// A writer of values of `text`.
     #[must_use]
     pub fn new(text: &'t str) -> Writer<'t> {
-        Writer { text, out: Vec::new(), levels: Vec::new(), scratch: Vec::new() }
+        Writer { text, out: Vec::new(), spare: SPARE.with(std::cell::Cell::take) }
     }
 
     /// Appends the canonical text of the value at `span` of the text.
@@ -120,10 +157,10 @@ impl<'t> Writer<'t> {
             self.out.extend_from_slice(b"{}");
             return Some(j + 1);
         }
-        if self.levels.len() <= depth {
-            self.levels.resize_with(depth + 1, Vec::new);
+        if self.spare.levels.len() <= depth {
+            self.spare.levels.resize_with(depth + 1, Vec::new);
         }
-        let mut members = std::mem::take(&mut self.levels[depth]);
+        let mut members = std::mem::take(&mut self.spare.levels[depth]);
         members.clear();
         // Members are written in text order, each `"key":value`; an object whose keys are not in key
         // order is written again in key order (two keys of which one is ASCII compare as bytes).
@@ -135,10 +172,10 @@ impl<'t> Writer<'t> {
             let key = if escaped {
                 let key = serde_json::from_str::<String>(text.get(j..end)?).ok()?;
                 serde_json::to_writer(&mut self.out, &key).ok()?;
-                Cow::Owned(key)
+                Key::Decoded(key)
             } else {
                 self.out.extend_from_slice(b.get(j..end)?);
-                Cow::Borrowed(text.get(j + 1..end - 1)?)
+                Key::Text(j + 1..end - 1)
             };
             j = ws(b, end);
             if b.get(j) != Some(&b':') {
@@ -157,13 +194,14 @@ impl<'t> Writer<'t> {
             }
         }
         self.out.push(b'}');
-        let ascii = members.iter().all(|(k, _)| k.is_ascii());
-        let order = |a: &(Cow<'t, str>, Range<usize>), b: &(Cow<'t, str>, Range<usize>)| {
-            if ascii { a.0.as_bytes().cmp(b.0.as_bytes()) } else { key_order(&a.0, &b.0) }
+        let ascii = members.iter().all(|(k, _)| text_key(text, k).is_ascii());
+        let order = |a: &(Key, Range<usize>), b: &(Key, Range<usize>)| {
+            let (a, b) = (text_key(text, &a.0), text_key(text, &b.0));
+            if ascii { a.as_bytes().cmp(b.as_bytes()) } else { key_order(a, b) }
         };
         if !members.is_sorted_by(|a, b| order(a, b) == Ordering::Less) {
             members.sort_unstable_by(order);
-            let mut scratch = std::mem::take(&mut self.scratch);
+            let scratch = &mut self.spare.scratch;
             scratch.clear();
             scratch.reserve(self.out.len() - base);
             scratch.push(b'{');
@@ -175,10 +213,9 @@ impl<'t> Writer<'t> {
             }
             scratch.push(b'}');
             self.out.truncate(base);
-            self.out.extend_from_slice(&scratch);
-            self.scratch = scratch;
+            self.out.extend_from_slice(scratch);
         }
-        self.levels[depth] = members;
+        self.spare.levels[depth] = members;
         Some(j + 1)
     }
 }

@@ -331,12 +331,15 @@ pub fn verify_selected(
         },
         || {
             let mut sources = Sources::default();
-            load::load_selected(snapshot, &mut sources, load::Mode::Contract, limits, select).map(|s| (sources, s))
+            // Hashed here, while the (larger) lock is still loading.
+            load::load_selected(snapshot, &mut sources, load::Mode::Contract, limits, select).map(|s| {
+                let current = lock::lock(&s);
+                (sources, s, current)
+            })
         },
     );
-    let ((mut sources, (locked, mut old)), (new_sources, mut new)) = (old?, new?);
+    let ((mut sources, (locked, mut old)), (new_sources, mut new, current)) = (old?, new?);
     sources.absorb(new_sources, &mut new);
-    let current = lock::lock(&new);
     // A tool whose hash is the locked one has the locked contract: compared without a walk.
     lock::pin(&mut old, &locked);
     lock::pin(&mut new, &current);

@@ -39,6 +39,15 @@ enum Key {
     Decoded(String),
 }
 
+/// A member of an object being written: its key's first eight bytes (big-endian, zero-padded: for
+/// ASCII keys, ordered as the keys are, ties aside), its key, and its `"key":value` in the output.
+type Member = (u64, Key, Range<usize>);
+
+/// The first eight bytes of `key`, the first highest.
+fn prefix(key: &[u8]) -> u64 {
+    key.iter().take(8).enumerate().fold(0, |p, (n, &c)| p | u64::from(c) << (56 - 8 * n))
+}
+
 /// The key's text (`text` is the writer's).
 fn text_key<'a>(text: &'a str, key: &'a Key) -> &'a str {
     match key {
@@ -51,7 +60,7 @@ fn text_key<'a>(text: &'a str, key: &'a Key) -> &'a str {
 /// output; and room for one object written again in key order.
 #[derive(Default)]
 struct Spare {
-    levels: Vec<Vec<(Key, Range<usize>)>>,
+    levels: Vec<Vec<Member>>,
     scratch: Vec<u8>,
 }
 
@@ -166,16 +175,22 @@ impl<'t> Writer<'t> {
         // order is written again in key order (two keys of which one is ASCII compare as bytes).
         let base = self.out.len();
         self.out.push(b'{');
+        let mut ascii = true;
         loop {
             let (end, escaped) = string(b, j)?;
             let start = self.out.len();
-            let key = if escaped {
+            let (key, bytes_of) = if escaped {
                 let key = serde_json::from_str::<String>(text.get(j..end)?).ok()?;
                 serde_json::to_writer(&mut self.out, &key).ok()?;
-                Key::Decoded(key)
+                let p = prefix(key.as_bytes());
+                ascii &= key.is_ascii();
+                (Key::Decoded(key), p)
             } else {
-                self.out.extend_from_slice(b.get(j..end)?);
-                Key::Text(j + 1..end - 1)
+                let bytes = b.get(j..end)?;
+                self.out.extend_from_slice(bytes);
+                let inner = bytes.get(1..bytes.len() - 1)?;
+                ascii &= inner.is_ascii();
+                (Key::Text(j + 1..end - 1), prefix(inner))
             };
             j = ws(b, end);
             if b.get(j) != Some(&b':') {
@@ -183,7 +198,7 @@ impl<'t> Writer<'t> {
             }
             self.out.push(b':');
             j = ws(b, self.value(j + 1, depth + 1)?);
-            members.push((key, start..self.out.len()));
+            members.push((bytes_of, key, start..self.out.len()));
             match *b.get(j)? {
                 b',' => {
                     self.out.push(b',');
@@ -194,18 +209,21 @@ impl<'t> Writer<'t> {
             }
         }
         self.out.push(b'}');
-        let ascii = members.iter().all(|(k, _)| text_key(text, k).is_ascii());
-        let order = |a: &(Key, Range<usize>), b: &(Key, Range<usize>)| {
-            let (a, b) = (text_key(text, &a.0), text_key(text, &b.0));
-            if ascii { a.as_bytes().cmp(b.as_bytes()) } else { key_order(a, b) }
+        // ASCII keys: by their first bytes, then whole (bytes); others by UTF-16 code units.
+        let order = |x: &Member, y: &Member| {
+            if ascii {
+                x.0.cmp(&y.0).then_with(|| text_key(text, &x.1).as_bytes().cmp(text_key(text, &y.1).as_bytes()))
+            } else {
+                key_order(text_key(text, &x.1), text_key(text, &y.1))
+            }
         };
-        if !members.is_sorted_by(|a, b| order(a, b) == Ordering::Less) {
+        if !members.is_sorted_by(|x, y| order(x, y) == Ordering::Less) {
             members.sort_unstable_by(order);
             let scratch = &mut self.spare.scratch;
             scratch.clear();
             scratch.reserve(self.out.len() - base);
             scratch.push(b'{');
-            for (n, (_, range)) in members.iter().enumerate() {
+            for (n, (_, _, range)) in members.iter().enumerate() {
                 if n > 0 {
                     scratch.push(b',');
                 }

@@ -264,12 +264,25 @@ pub fn minified_digest(text: &str) -> [u8; 32] {
     use sha2::Digest as _;
     let b = text.as_bytes();
     let mut hasher = sha2::Sha256::new();
+    // The runs between whitespace are short (a line each): gathered, and hashed a block at a time.
+    let mut block = Vec::with_capacity(1 << 16);
+    let mut take = |run: &[u8], hasher: &mut sha2::Sha256| {
+        if block.len() + run.len() > block.capacity() {
+            hasher.update(&block);
+            block.clear();
+        }
+        if run.len() > block.capacity() {
+            hasher.update(run);
+        } else {
+            block.extend_from_slice(run);
+        }
+    };
     let mut i = 0;
     let mut run = 0;
     while i < b.len() {
         match b[i] {
             b' ' | b'\t' | b'\n' | b'\r' => {
-                hasher.update(&b[run..i]);
+                take(&b[run..i], &mut hasher);
                 i = ws(b, i);
                 run = i;
             }
@@ -277,7 +290,8 @@ pub fn minified_digest(text: &str) -> [u8; 32] {
             _ => i += 1,
         }
     }
-    hasher.update(&b[run..]);
+    take(&b[run..], &mut hasher);
+    hasher.update(&block);
     hasher.finalize().into()
 }
 
@@ -375,6 +389,18 @@ mod tests {
         let mut p = String::new();
         pretty(&c, 0, &mut p);
         assert_eq!(p, serde_json::to_string_pretty(&serde_json::from_str::<Value>(&c).unwrap()).unwrap());
+        assert_eq!(minified_digest(&p), <[u8; 32]>::from(sha2::Sha256::digest(c.as_bytes())));
+    }
+
+    /// Runs longer than the digest's block, and many short ones past a block's end.
+    #[test]
+    fn the_minified_digest_of_long_texts() {
+        let long = "x".repeat(200_000);
+        let lines: Vec<String> = (0..30_000).map(|i| format!("k{i}")).collect();
+        let value = serde_json::json!({"a": long, "b": lines, "c": [long.clone(), 1, long]});
+        let c = serde_jcs::to_string(&value).unwrap();
+        let mut p = String::new();
+        pretty(&c, 0, &mut p);
         assert_eq!(minified_digest(&p), <[u8; 32]>::from(sha2::Sha256::digest(c.as_bytes())));
     }
 

@@ -68,12 +68,13 @@ thread_local! {
     static SPARE: std::cell::Cell<Spare> = std::cell::Cell::new(Spare::default());
 }
 
-/// Scratch space kept for the next writer at most: a giant tool's buffer is let go.
+/// Scratch space kept for the next writer at most (each of the two buffers): a giant tool's is let go.
 const KEEP: usize = 16 << 20;
 
 impl Drop for Writer<'_> {
     fn drop(&mut self) {
-        if self.spare.scratch.capacity() <= KEEP {
+        let members: usize = self.spare.levels.iter().map(Vec::capacity).sum();
+        if self.spare.scratch.capacity() <= KEEP && members.saturating_mul(size_of::<Member>()) <= KEEP {
             let spare = std::mem::take(&mut self.spare);
             SPARE.with(|s| s.set(spare));
         }
@@ -172,7 +173,7 @@ impl<'t> Writer<'t> {
         let mut members = std::mem::take(&mut self.spare.levels[depth]);
         members.clear();
         // Members are written in text order, each `"key":value`; an object whose keys are not in key
-        // order is written again in key order (two keys of which one is ASCII compare as bytes).
+        // order is written again in key order.
         let base = self.out.len();
         self.out.push(b'{');
         let mut ascii = true;

@@ -213,8 +213,7 @@ pub struct Comparison {
 /// Compares two snapshots, with the containment verdicts.
 #[must_use]
 pub fn compare_all(old: &Snapshot, new: &Snapshot) -> Comparison {
-    let removed: Vec<&Tool> = old.tools.values().filter(|t| !new.tools.contains_key(&t.name)).collect();
-    let added: Vec<&Tool> = new.tools.values().filter(|t| !old.tools.contains_key(&t.name)).collect();
+    let Joined { removed, added, mut pairs } = join(old, new);
     // Names, parameters and description words once per tool; each removed tool's likely successor once.
     let (gone_facts, new_facts): (Vec<Facts>, Vec<Facts>) = rayon::join(
         || removed.par_iter().map(|t| Facts::of(t)).collect(),
@@ -237,10 +236,10 @@ pub fn compare_all(old: &Snapshot, new: &Snapshot) -> Comparison {
     let renamed_old: HashSet<&str> = renames.iter().map(|(o, _)| o.name.as_str()).collect();
     let renamed_new: HashSet<&str> = renames.iter().map(|(_, n)| n.name.as_str()).collect();
 
-    let mut pairs: Vec<(&Tool, &Tool)> =
-        old.tools.values().filter_map(|o| new.tools.get(&o.name).map(|n| (o, n))).collect();
-    pairs.extend(renames.iter().copied());
-    pairs.sort_by(|a, b| a.1.name.cmp(&b.1.name));
+    if !renames.is_empty() {
+        pairs.extend(renames.iter().copied());
+        pairs.sort_by(|a, b| a.1.name.cmp(&b.1.name));
+    }
 
     let mut changes: Vec<Change> = Vec::new();
     for (i, t) in removed.iter().enumerate() {
@@ -288,12 +287,46 @@ pub fn compare_all(old: &Snapshot, new: &Snapshot) -> Comparison {
     }
     let per_tool: Vec<(Vec<Change>, decision::Compatibility)> =
         pairs.par_iter().map(|(o, n)| compare_tool(o, n)).collect();
-    let mut compatibility = BTreeMap::new();
-    for ((_, n), (tool_changes, verdicts)) in pairs.iter().zip(per_tool) {
+    let mut verdicts = Vec::with_capacity(pairs.len());
+    for ((_, n), (tool_changes, compatibility)) in pairs.iter().zip(per_tool) {
         changes.extend(tool_changes);
-        compatibility.insert(n.name.clone(), verdicts);
+        verdicts.push((n.name.clone(), compatibility));
     }
-    Comparison { changes, compatibility }
+    // In name order: the map is built in one pass.
+    Comparison { changes, compatibility: verdicts.into_iter().collect() }
+}
+
+/// The tools of two snapshots in one merge of their name-ordered maps.
+struct Joined<'s> {
+    /// Only in the old snapshot, in name order.
+    removed: Vec<&'s Tool>,
+    /// Only in the new snapshot, in name order.
+    added: Vec<&'s Tool>,
+    /// In both, in name order.
+    pairs: Vec<(&'s Tool, &'s Tool)>,
+}
+
+fn join<'s>(old: &'s Snapshot, new: &'s Snapshot) -> Joined<'s> {
+    use std::cmp::Ordering;
+    let mut joined = Joined {
+        removed: Vec::new(),
+        added: Vec::new(),
+        pairs: Vec::with_capacity(old.tools.len().min(new.tools.len())),
+    };
+    let (mut olds, mut news) = (old.tools.iter().peekable(), new.tools.iter().peekable());
+    loop {
+        let order = match (olds.peek(), news.peek()) {
+            (Some((o, _)), Some((n, _))) => o.cmp(n),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => return joined,
+        };
+        match order {
+            Ordering::Less => joined.removed.extend(olds.next().map(|(_, t)| t)),
+            Ordering::Greater => joined.added.extend(news.next().map(|(_, t)| t)),
+            Ordering::Equal => joined.pairs.extend(olds.next().zip(news.next()).map(|((_, o), (_, n))| (o, n))),
+        }
+    }
 }
 
 /// Whether a change narrows in the breaking direction of its side (or cannot be decided).

@@ -307,8 +307,8 @@ pub fn hex(bytes: &[u8]) -> String {
 /// Finds the pointer in the tool's file, climbing to the nearest parent that exists.
 pub(crate) fn locate(tool: &Tool, pointer: &str, sources: &Sources) -> Option<Location> {
     let file = sources.get(tool.file);
-    // Search inside the tool object only: its start is indexed once per file.
-    let start = file.tool_offset(&tool.base);
+    // Search inside the tool object only: the tool knows where it starts.
+    let start = tool.start_in(file);
     let (text, offset, mut p) = match start {
         Some(start) => (&file.text[start..], start, pointer.to_owned()),
         None => (file.text.as_str(), 0, format!("{}{pointer}", tool.base)),

@@ -39,8 +39,6 @@ pub struct SourceFile {
     pub text: std::sync::Arc<String>,
     line_starts: std::sync::OnceLock<Vec<usize>>,
     marks: std::sync::OnceLock<span::Marks>,
-    /// Where each tool object starts (by its JSON Pointer), recorded while loading.
-    tool_offsets: std::collections::HashMap<String, usize>,
     /// Per tool start: lookups so far, and after a few an index of every pointer in the tool, so that
     /// a tool with thousands of findings is scanned once, not once per finding.
     lookups: std::sync::Mutex<std::collections::HashMap<usize, Lookups>>,
@@ -55,7 +53,6 @@ impl SourceFile {
             text: std::sync::Arc::new(text),
             line_starts: std::sync::OnceLock::new(),
             marks: std::sync::OnceLock::new(),
-            tool_offsets: std::collections::HashMap::new(),
             lookups: std::sync::Mutex::new(std::collections::HashMap::new()),
         }
     }
@@ -63,12 +60,6 @@ impl SourceFile {
     /// Line starts, computed on first use (only files with findings pay for it).
     pub fn line_starts(&self) -> &[usize] {
         self.line_starts.get_or_init(|| span::line_starts(&self.text))
-    }
-
-    /// Where the tool object at `base` starts in the text.
-    #[must_use]
-    pub fn tool_offset(&self, base: &str) -> Option<usize> {
-        self.tool_offsets.get(base).copied()
     }
 
     /// The pointer index of the tool object that starts at `start`, once it has been asked for
@@ -182,6 +173,13 @@ impl Tool {
     #[must_use]
     pub fn raw(&self) -> &str {
         self.text.get(self.range.clone()).unwrap_or("null")
+    }
+
+    /// Where the tool object starts in `file`'s text: `None` unless the tool was read from that
+    /// file (a tool made from a value has a text of its own).
+    #[must_use]
+    pub fn start_in(&self, file: &SourceFile) -> Option<usize> {
+        std::sync::Arc::ptr_eq(&self.text, &file.text).then_some(self.range.start)
     }
 
     /// The text of the file the tool is in (what the ranges of [`Tool::head`] are in).

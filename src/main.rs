@@ -463,7 +463,7 @@ fn lock_command(snapshot: &str, output: &std::path::Path, input: &InputArgs) -> 
     // name) cannot be pinned, and leaving it out would fail the next `verify` of the same file.
     if let Some(p) = snap.problems.first() {
         let file = sources.get(p.tool.file);
-        let (line, column) = file.tool_offset(&p.tool.base).map_or((1, 1), |o| file.line_column(o));
+        let (line, column) = p.tool.start_in(file).map_or((1, 1), |o| file.line_column(o));
         let name = if p.tool.name.is_empty() { "a tool".to_owned() } else { format!("tool `{}`", p.tool.name) };
         return Err(mcp_drift::Error::Input {
             file: file.name.clone(),

@@ -103,20 +103,13 @@ fn parse_as(
     } else {
         collect_tools(&doc, doc.root(), String::new(), source, &mut found)?;
     }
-    // Checking a tool reads its members; thousands of tools share the cores.
-    let entries: Vec<Entry> = {
+    // Checking a tool reads its members; thousands of tools share the cores. Collected in place, in
+    // file order (the first error in the file is the one reported), then unwrapped.
+    let checked: Vec<Result<Entry, Error>> = {
         use rayon::prelude::*;
-        found
-            .par_iter()
-            .map(|(base, span)| check_tool(&doc, span, base, file, source, mode))
-            .collect::<Result<_, _>>()?
+        found.par_iter().map(|(base, span)| check_tool(&doc, span, base, file, source, mode)).collect()
     };
-    sources.files[file].tool_offsets = entries
-        .iter()
-        .map(|e| match e {
-            Entry::Tool(t) | Entry::Problem(Problem { tool: t, .. }) => (t.base.clone(), t.range.start),
-        })
-        .collect();
+    let entries: Vec<Entry> = checked.into_iter().collect::<Result<_, _>>()?;
     Ok((file, entries))
 }
 

@@ -412,16 +412,31 @@ struct Mark {
 }
 
 impl Marks {
-    /// One pass over `text`.
+    /// One pass over `text`; over a long text, its two halves at once. On a plain thread, not a
+    /// rayon task: this runs inside a lazy cell that other rayon tasks may wait on, and a rayon
+    /// join would let this thread take up one of them and ask for the cell again.
     #[must_use]
     pub fn new(text: &str) -> Marks {
-        let mut marks = Vec::with_capacity(text.len() / MARK_BLOCK + 1);
+        let b = text.as_bytes();
+        let counts = if b.len() >= PARALLEL_MARKS {
+            let (first, second) = b.split_at(b.len() / 2 / MARK_BLOCK * MARK_BLOCK);
+            std::thread::scope(|scope| {
+                let rest = scope.spawn(|| block_counts(second));
+                let mut counts = block_counts(first);
+                // A thread that cannot start or panicked: counted here instead.
+                counts.extend(rest.join().unwrap_or_else(|_| block_counts(second)));
+                counts
+            })
+        } else {
+            block_counts(b)
+        };
+        let mut marks = Vec::with_capacity(counts.len() + 1);
         let mut at = Mark { chars: 0, lines: 0, line_start: 0 };
-        for (i, block) in text.as_bytes().chunks(MARK_BLOCK).enumerate() {
+        for (i, (chars, lines, last)) in counts.into_iter().enumerate() {
             marks.push(at);
-            at.chars += chars_in(block);
-            at.lines += memchr::memchr_iter(b'\n', block).count();
-            if let Some(last) = memchr::memrchr(b'\n', block) {
+            at.chars += chars;
+            at.lines += lines;
+            if let Some(last) = last {
                 at.line_start = i * MARK_BLOCK + last + 1;
             }
         }
@@ -447,6 +462,18 @@ impl Marks {
         let start = memchr::memrchr(b'\n', before).map_or(mark.line_start, |i| block * MARK_BLOCK + i + 1);
         (line + 1, self.chars_before(b, offset) - self.chars_before(b, start) + 1)
     }
+}
+
+/// Texts at least this long have their [`Marks`] counted in two halves at once.
+const PARALLEL_MARKS: usize = 4 << 20;
+
+/// Per [`MARK_BLOCK`]-byte block of `bytes` (which starts at a block boundary): its characters, its
+/// newlines and where its last newline is.
+fn block_counts(bytes: &[u8]) -> Vec<(usize, usize, Option<usize>)> {
+    bytes
+        .chunks(MARK_BLOCK)
+        .map(|block| (chars_in(block), memchr::memchr_iter(b'\n', block).count(), memchr::memrchr(b'\n', block)))
+        .collect()
 }
 
 /// Characters in a slice of UTF-8 bytes that may start or end inside a character: the bytes that are
@@ -511,6 +538,29 @@ mod tests {
             for offset in [0, 1, 4095, 4096, 4097, 9999, 10_000] {
                 assert_eq!(marks.line_column(&text, offset), line_column(&text, &starts, offset), "{offset}");
             }
+        }
+    }
+
+    #[test]
+    fn the_marks_of_a_long_text_counted_in_halves_agree() {
+        // Past the size counted in two halves; short and long lines, multi-byte characters on both
+        // sides of the split and of block edges.
+        let long: String = (0..(PARALLEL_MARKS / 3 + 5_000))
+            .map(|i| match i % 5 {
+                0 => "é\n",
+                1 => "ab€x",
+                2 => "\n\n",
+                _ => "𝄞",
+            })
+            .collect();
+        assert!(long.len() > PARALLEL_MARKS);
+        let (starts, marks) = (line_starts(&long), Marks::new(&long));
+        let half = long.len() / 2 / MARK_BLOCK * MARK_BLOCK;
+        let near = |o: usize| o.saturating_sub(40)..(o + 40).min(long.len() + 1);
+        let offsets =
+            near(half).chain(near(half + MARK_BLOCK)).chain(near(long.len())).chain((0..long.len()).step_by(9_973));
+        for offset in offsets.filter(|&o| long.is_char_boundary(o)) {
+            assert_eq!(marks.line_column(&long, offset), line_column(&long, &starts, offset), "{offset}");
         }
     }
 

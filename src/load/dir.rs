@@ -74,29 +74,60 @@ pub fn gather(source: &Source, limits: Limits, select: &Select) -> Result<Option
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
                 Err(e) => return Err(io_error(path, &e)),
             };
-            let root = work_tree();
-            let artifact = |p: &Path| repository_path(root.as_deref(), p);
-            if !meta.is_dir() {
-                let rel = super::artifact_path(&path.display().to_string());
-                if !select.selects(&rel) {
-                    return Ok(Some(Found { directory: false, files: Vec::new() }));
-                }
-                let bytes = read::file(path, cap, read::INPUT_LIMIT)?;
-                let file = FileRead { name: source.label(), path: artifact(path), rel, bytes };
-                return Ok(Some(Found { directory: false, files: vec![file] }));
-            }
-            let mut files = Vec::new();
-            for file in snapshot_files(path)? {
-                let rel = relative(path, &file);
-                if !select.selects(&rel) {
-                    continue;
-                }
-                let bytes = read::file(&file, cap, read::INPUT_LIMIT)?;
-                files.push(FileRead { name: file.display().to_string(), path: artifact(&file), rel, bytes });
-            }
-            Ok(Some(Found { directory: true, files }))
+            // Git is asked where the work tree is while the files are read.
+            std::thread::scope(|scope| {
+                let root = scope.spawn(work_tree);
+                let read = read_path(path, &meta, cap, select, source);
+                let root = root.join().ok().flatten();
+                read.map(|(directory, files)| {
+                    let files = files
+                        .into_iter()
+                        .map(|(file, name, rel, bytes)| FileRead {
+                            name,
+                            path: repository_path(root.as_deref(), &file),
+                            rel,
+                            bytes,
+                        })
+                        .collect();
+                    Some(Found { directory, files })
+                })
+            })
         }
     }
+}
+
+/// A file read from disk, before its repository path is known: path, shown name, path relative to
+/// the directory given, bytes.
+type OnDisk = (PathBuf, String, String, Vec<u8>);
+
+/// The selected files at `path` (a file, or a directory of snapshot files) and whether it is a
+/// directory.
+fn read_path(
+    path: &Path,
+    meta: &std::fs::Metadata,
+    cap: u64,
+    select: &Select,
+    source: &Source,
+) -> Result<(bool, Vec<OnDisk>), Error> {
+    if !meta.is_dir() {
+        let rel = super::artifact_path(&path.display().to_string());
+        if !select.selects(&rel) {
+            return Ok((false, Vec::new()));
+        }
+        let bytes = read::file(path, cap, read::INPUT_LIMIT)?;
+        return Ok((false, vec![(path.to_path_buf(), source.label(), rel, bytes)]));
+    }
+    let mut files = Vec::new();
+    for file in snapshot_files(path)? {
+        let rel = relative(path, &file);
+        if !select.selects(&rel) {
+            continue;
+        }
+        let bytes = read::file(&file, cap, read::INPUT_LIMIT)?;
+        let name = file.display().to_string();
+        files.push((file, name, rel, bytes));
+    }
+    Ok((true, files))
 }
 
 fn relative(base: &Path, p: &Path) -> String {
@@ -108,13 +139,13 @@ fn relative(base: &Path, p: &Path) -> String {
 fn work_tree() -> Option<PathBuf> {
     static KNOWN: std::sync::Mutex<Vec<(PathBuf, Option<PathBuf>)>> = std::sync::Mutex::new(Vec::new());
     let cwd = std::env::current_dir().ok()?;
-    if let Some((_, root)) = KNOWN.lock().ok()?.iter().find(|(d, _)| *d == cwd) {
+    // Held while git answers: both sides of a comparison ask at once, and git runs once.
+    let mut known = KNOWN.lock().ok()?;
+    if let Some((_, root)) = known.iter().find(|(d, _)| *d == cwd) {
         return root.clone();
     }
     let root = ask_work_tree();
-    if let Ok(mut known) = KNOWN.lock() {
-        known.push((cwd, root.clone()));
-    }
+    known.push((cwd, root.clone()));
     root
 }
 

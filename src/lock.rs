@@ -169,12 +169,22 @@ pub fn lock(snapshot: &Snapshot) -> LockFile {
 /// Records each tool's hash in `lock` on the tool (see [`Tool::digest`]). For the snapshot of the
 /// lock itself ([`locked_snapshot`]), only on a tool read from the entry of its own name.
 pub fn pin(snapshot: &mut Snapshot, lock: &LockFile) {
+    // Both maps are in name order: one merge, no lookups.
+    let mut locked = lock.tools.iter().peekable();
     for (name, tool) in &mut snapshot.tools {
-        let own = format!("/tools/{}/contract", crate::load::span::escape_token(name));
-        if !tool.base.ends_with("/contract") || tool.base == own {
-            tool.digest = lock.tools.get(name).map(|t| t.sha256.clone());
+        while locked.next_if(|(n, _)| *n < name).is_some() {}
+        let entry = locked.next_if(|(n, _)| *n == name);
+        if !tool.base.ends_with("/contract") || own_entry(&tool.base, name) {
+            tool.digest = entry.map(|(_, t)| t.sha256.clone());
         }
     }
+}
+
+/// Whether `base` is `/tools/NAME/contract`, the pointer of the contract of `name`'s own entry.
+fn own_entry(base: &str, name: &str) -> bool {
+    base.strip_prefix("/tools/")
+        .and_then(|b| b.strip_suffix("/contract"))
+        .is_some_and(|key| key == crate::load::span::escape_token(name))
 }
 
 /// Tools per step of [`write`]: a step's entries are made in parallel while the step before is written.
@@ -377,14 +387,58 @@ pub fn locked_snapshot(text: String, path: &Path, sources: &mut Sources) -> Resu
 /// Tools whose hash differs, or that were added or removed.
 #[must_use]
 pub fn drifted(lock: &LockFile, current: &LockFile) -> Vec<String> {
-    let mut names: Vec<String> = lock
-        .tools
-        .iter()
-        .filter(|(n, t)| current.tools.get(*n).is_none_or(|c| c.sha256 != t.sha256))
-        .map(|(n, _)| n.clone())
-        .chain(current.tools.keys().filter(|n| !lock.tools.contains_key(*n)).cloned())
-        .collect();
-    names.sort();
-    names.dedup();
-    names
+    // Both maps are in name order: one merge gives the names in order, each once.
+    let mut names = Vec::new();
+    let (mut a, mut b) = (lock.tools.iter().peekable(), current.tools.iter().peekable());
+    loop {
+        match (a.peek(), b.peek()) {
+            (Some((x, _)), Some((y, _))) if x < y => names.extend(a.next().map(|(n, _)| n.clone())),
+            (Some((x, _)), Some((y, _))) if x > y => names.extend(b.next().map(|(n, _)| n.clone())),
+            (Some(_), Some(_)) => {
+                if let (Some((n, t)), Some((_, c))) = (a.next(), b.next())
+                    && t.sha256 != c.sha256
+                {
+                    names.push(n.clone());
+                }
+            }
+            (Some(_), None) => names.extend(a.by_ref().map(|(n, _)| n.clone())),
+            (None, Some(_)) => names.extend(b.by_ref().map(|(n, _)| n.clone())),
+            (None, None) => return names,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lock_of(tools: &[(&str, &str)]) -> LockFile {
+        let tools = tools.iter().map(|(n, h)| ((*n).to_owned(), LockedTool { sha256: (*h).to_owned() })).collect();
+        LockFile { version: 1, tools }
+    }
+
+    #[test]
+    fn drifted_names_are_the_changed_the_gone_and_the_new_in_order_once() {
+        let lock = lock_of(&[("a", "1"), ("b", "2"), ("c", "3"), ("e", "5"), ("g", "7")]);
+        let current = lock_of(&[("b", "2"), ("c", "x"), ("d", "4"), ("e", "5"), ("f", "6")]);
+        assert_eq!(drifted(&lock, &current), ["a", "c", "d", "f", "g"]);
+        assert_eq!(drifted(&current, &lock), ["a", "c", "d", "f", "g"]);
+        assert!(drifted(&lock, &lock).is_empty());
+        assert_eq!(drifted(&lock, &lock_of(&[])), ["a", "b", "c", "e", "g"]);
+        assert_eq!(drifted(&lock_of(&[]), &lock), ["a", "b", "c", "e", "g"]);
+    }
+
+    #[test]
+    fn a_pin_takes_the_hash_of_the_tool_of_the_same_name() {
+        let text = r#"{"tools": [{"name": "a", "inputSchema": {}}, {"name": "b/c", "inputSchema": {}},
+            {"name": "d", "inputSchema": {}}]}"#;
+        let mut sources = Sources::default();
+        let mut snapshot = crate::load::load_bytes("s.json", text.as_bytes().to_vec(), &mut sources).expect("loads");
+        pin(&mut snapshot, &lock_of(&[("0", "z"), ("a", "1"), ("b/c", "2"), ("c", "3")]));
+        let digests: Vec<Option<&str>> = snapshot.tools.values().map(|t| t.digest.as_deref()).collect();
+        assert_eq!(digests, [Some("1"), Some("2"), None]);
+        assert!(own_entry("/tools/b~1c/contract", "b/c"));
+        assert!(!own_entry("/tools/b/c/contract", "b/c"));
+        assert!(!own_entry("/tools/a/contract/x", "a"));
+    }
 }

@@ -79,10 +79,12 @@ struct Frame<'t> {
     node: Option<usize>,
     recorded: Vec<Member<'t>>,
     /// The keys read so far (objects), each with a cheap fingerprint, for repeated keys; a set once
-    /// there are many.
+    /// there are many, unless (`ascending`) each key so far is greater than the one before (a lock
+    /// file, canonical text): such keys cannot repeat, and the next one needs only one comparison.
     keys: Vec<(u64, Cow<'t, str>)>,
     set: HashSet<Cow<'t, str>>,
     many: bool,
+    ascending: bool,
     /// The key of the member being read (recorded objects only).
     key: Option<Cow<'t, str>>,
 }
@@ -97,6 +99,7 @@ impl Frame<'_> {
             self.set.clear();
             self.many = false;
         }
+        self.ascending = false;
         self.key = None;
     }
 }
@@ -218,12 +221,27 @@ fn key<'t>(text: &'t str, i: usize, frame: &mut Frame<'t>) -> Option<usize> {
     }
     let repeated = if frame.many {
         !frame.set.insert(key)
+    } else if frame.ascending {
+        if frame.keys.last().is_some_and(|(_, last)| *last < key) {
+            frame.keys.push((print, key));
+            false
+        } else {
+            // The first key out of order: from here on, a set of them all.
+            frame.ascending = false;
+            frame.set.extend(frame.keys.drain(..).map(|(_, k)| k));
+            frame.many = true;
+            !frame.set.insert(key)
+        }
     } else {
         let repeated = frame.keys.iter().any(|(p, k)| *p == print && *k == key);
         frame.keys.push((print, key));
         if frame.keys.len() > LINEAR_KEYS {
-            frame.set.extend(frame.keys.drain(..).map(|(_, k)| k));
-            frame.many = true;
+            if frame.keys.windows(2).all(|w| w[0].1 < w[1].1) {
+                frame.ascending = true;
+            } else {
+                frame.set.extend(frame.keys.drain(..).map(|(_, k)| k));
+                frame.many = true;
+            }
         }
         repeated
     };
@@ -519,6 +537,36 @@ mod tests {
         #[test]
         fn never_laxer_on_noise(text in r#"[\[\]{}",:0-9eE.+\- tfrulnas\\/u\x00-\x1fé]{0,40}"#) {
             proptest::prop_assert!(agrees_with_serde(&text), "{text:?}");
+        }
+
+        /// A repeated key is refused in any order: keys in ascending order (many, then one out of
+        /// order), shuffled, escaped.
+        #[test]
+        fn repeated_keys_are_found_in_any_order(
+            mut keys in proptest::collection::vec("[abc]{0,3}", 0..60),
+            sort in proptest::bool::ANY,
+            tail in proptest::option::of(0usize..60),
+            escaped in 0usize..60,
+        ) {
+            if sort {
+                keys.sort();
+                keys.dedup();
+            }
+            if let Some(t) = tail.filter(|_| !keys.is_empty()) {
+                let again = keys[t % keys.len()].clone();
+                keys.push(again);
+            }
+            let members: Vec<String> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| {
+                    let k = if i == escaped { k.replace('a', "\\u0061") } else { k.clone() };
+                    format!("\"{k}\": {i}")
+                })
+                .collect();
+            let text = format!("{{{}}}", members.join(", "));
+            let distinct = keys.iter().collect::<HashSet<_>>().len() == keys.len();
+            proptest::prop_assert_eq!(scan(&text, Interest::Snapshot).is_some(), distinct, "{}", text);
         }
 
         /// Accepts every valid document (from serialized values) unless it has repeated keys.

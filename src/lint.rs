@@ -283,6 +283,10 @@ fn hidden_text(t: &Map<String, Value>, docs: &[Doc<'_>], out: &mut Vec<Hit>) {
 /// `U+200B (zero-width) at character 12, …` or `None` for clean text. A carriage return before a
 /// newline is ordinary line ending.
 fn hidden_detail(text: &str) -> Option<String> {
+    // Printable ASCII, newlines and tabs hide nothing: the common case, checked bytewise.
+    if text.bytes().all(|b| matches!(b, 0x20..=0x7E | b'\n' | b'\t')) {
+        return None;
+    }
     if !text.chars().any(|c| hidden_kind(c).is_some()) {
         return None;
     }
@@ -386,15 +390,18 @@ fn subschemas<'a>(root: &'a Value, base: &str) -> Vec<(String, &'a Map<String, V
     while let Some((ptr, value)) = stack.pop() {
         let Value::Object(map) = value else { continue };
         for (k, v) in map.iter().rev() {
-            let at = format!("{ptr}/{}", escape_token(k));
+            // Pointers are built for schema positions only, not for every member.
+            let at = || format!("{ptr}/{}", escape_token(k));
             match v {
                 Value::Object(children) if MAPS.contains(&k.as_str()) => {
+                    let at = at();
                     for (name, child) in children.iter().rev() {
                         stack.push((format!("{at}/{}", escape_token(name)), child));
                     }
                 }
-                Value::Object(_) if ONE.contains(&k.as_str()) => stack.push((at, v)),
+                Value::Object(_) if ONE.contains(&k.as_str()) => stack.push((at(), v)),
                 Value::Array(list) if LISTS.contains(&k.as_str()) => {
+                    let at = at();
                     for (i, child) in list.iter().enumerate().rev() {
                         stack.push((format!("{at}/{i}"), child));
                     }
@@ -761,4 +768,18 @@ fn standalone_validator(
         }
     }
     jsonschema::options().with_draft(draft).build(&Value::Object(schema)).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_ascii_fast_path_agrees_with_the_character_test() {
+        for b in 0u8..128 {
+            let c = char::from(b);
+            let text = format!("ab{c}cd");
+            assert_eq!(super::hidden_detail(&text).is_some(), super::hidden_kind(c).is_some(), "{b:#x}");
+        }
+        assert!(super::hidden_detail("line\r\nnext").is_none());
+        assert!(super::hidden_detail("zero\u{200B}width").is_some());
+    }
 }

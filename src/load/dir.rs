@@ -76,9 +76,13 @@ pub fn gather(source: &Source, limits: Limits, select: &Select) -> Result<Option
             };
             // Git is asked where the work tree is while the files are read.
             std::thread::scope(|scope| {
-                let root = scope.spawn(work_tree);
+                // A thread that cannot start: asked here, after the reading.
+                let root = std::thread::Builder::new().spawn_scoped(scope, work_tree);
                 let read = read_path(path, &meta, cap, select, source);
-                let root = root.join().ok().flatten();
+                let root = match root {
+                    Ok(asking) => asking.join().ok().flatten(),
+                    Err(_) => work_tree(),
+                };
                 read.map(|(directory, files)| {
                     let files = files
                         .into_iter()

@@ -421,10 +421,10 @@ impl Marks {
         let counts = if b.len() >= PARALLEL_MARKS {
             let (first, second) = b.split_at(b.len() / 2 / MARK_BLOCK * MARK_BLOCK);
             std::thread::scope(|scope| {
-                let rest = scope.spawn(|| block_counts(second));
+                let rest = std::thread::Builder::new().spawn_scoped(scope, || block_counts(second));
                 let mut counts = block_counts(first);
                 // A thread that cannot start or panicked: counted here instead.
-                counts.extend(rest.join().unwrap_or_else(|_| block_counts(second)));
+                counts.extend(rest.ok().and_then(|t| t.join().ok()).unwrap_or_else(|| block_counts(second)));
                 counts
             })
         } else {

@@ -24,6 +24,7 @@ pub mod policy;
 pub mod replay;
 pub mod report;
 pub mod schema;
+pub mod sorted;
 pub mod text;
 
 pub use catalog::{RuleId, Severity};

@@ -19,6 +19,7 @@ use crate::compare::HINTS;
 use crate::error::Error;
 use crate::load::scan;
 use crate::load::{Snapshot, Sources, Tool};
+use crate::sorted::{self, Joined};
 
 /// The default lock file name.
 pub const LOCK_FILE: &str = "mcp-tools.lock";
@@ -170,12 +171,14 @@ pub fn lock(snapshot: &Snapshot) -> LockFile {
 /// lock itself ([`locked_snapshot`]), only on a tool read from the entry of its own name.
 pub fn pin(snapshot: &mut Snapshot, lock: &LockFile) {
     // Both maps are in name order: one merge, no lookups.
-    let mut locked = lock.tools.iter().peekable();
-    for (name, tool) in &mut snapshot.tools {
-        while locked.next_if(|(n, _)| *n < name).is_some() {}
-        let entry = locked.next_if(|(n, _)| *n == name);
+    for side in sorted::join(snapshot.tools.iter_mut(), lock.tools.iter(), |t| t.0, |t| t.0) {
+        let ((name, tool), entry) = match side {
+            Joined::Left(tool) => (tool, None),
+            Joined::Both(tool, (_, entry)) => (tool, Some(entry)),
+            Joined::Right(_) => continue,
+        };
         if !tool.base.ends_with("/contract") || own_entry(&tool.base, name) {
-            tool.digest = entry.map(|(_, t)| t.sha256.clone());
+            tool.digest = entry.map(|t| t.sha256.clone());
         }
     }
 }
@@ -388,24 +391,12 @@ pub fn locked_snapshot(text: String, path: &Path, sources: &mut Sources) -> Resu
 #[must_use]
 pub fn drifted(lock: &LockFile, current: &LockFile) -> Vec<String> {
     // Both maps are in name order: one merge gives the names in order, each once.
-    let mut names = Vec::new();
-    let (mut a, mut b) = (lock.tools.iter().peekable(), current.tools.iter().peekable());
-    loop {
-        match (a.peek(), b.peek()) {
-            (Some((x, _)), Some((y, _))) if x < y => names.extend(a.next().map(|(n, _)| n.clone())),
-            (Some((x, _)), Some((y, _))) if x > y => names.extend(b.next().map(|(n, _)| n.clone())),
-            (Some(_), Some(_)) => {
-                if let (Some((n, t)), Some((_, c))) = (a.next(), b.next())
-                    && t.sha256 != c.sha256
-                {
-                    names.push(n.clone());
-                }
-            }
-            (Some(_), None) => names.extend(a.by_ref().map(|(n, _)| n.clone())),
-            (None, Some(_)) => names.extend(b.by_ref().map(|(n, _)| n.clone())),
-            (None, None) => return names,
-        }
-    }
+    sorted::join(lock.tools.iter(), current.tools.iter(), |t| t.0, |t| t.0)
+        .filter_map(|side| match side {
+            Joined::Left((name, _)) | Joined::Right((name, _)) => Some(name.clone()),
+            Joined::Both((name, t), (_, c)) => (t.sha256 != c.sha256).then(|| name.clone()),
+        })
+        .collect()
 }
 
 #[cfg(test)]

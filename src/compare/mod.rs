@@ -20,6 +20,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use rayon::prelude::*;
 use serde_json::Value;
 
+use crate::sorted::{self, Joined};
+
 mod arrays;
 pub mod budget;
 mod conditionals;
@@ -213,7 +215,14 @@ pub struct Comparison {
 /// Compares two snapshots, with the containment verdicts.
 #[must_use]
 pub fn compare_all(old: &Snapshot, new: &Snapshot) -> Comparison {
-    let Joined { removed, added, mut pairs } = join(old, new);
+    let (mut removed, mut added, mut pairs): (Vec<&Tool>, Vec<&Tool>, Vec<(&Tool, &Tool)>) = Default::default();
+    for side in sorted::join(old.tools.iter(), new.tools.iter(), |t| t.0, |t| t.0) {
+        match side {
+            Joined::Left((_, o)) => removed.push(o),
+            Joined::Right((_, n)) => added.push(n),
+            Joined::Both((_, o), (_, n)) => pairs.push((o, n)),
+        }
+    }
     // Names, parameters and description words once per tool; each removed tool's likely successor once.
     let (gone_facts, new_facts): (Vec<Facts>, Vec<Facts>) = rayon::join(
         || removed.par_iter().map(|t| Facts::of(t)).collect(),
@@ -294,39 +303,6 @@ pub fn compare_all(old: &Snapshot, new: &Snapshot) -> Comparison {
     }
     // In name order: the map is built in one pass.
     Comparison { changes, compatibility: verdicts.into_iter().collect() }
-}
-
-/// The tools of two snapshots in one merge of their name-ordered maps.
-struct Joined<'s> {
-    /// Only in the old snapshot, in name order.
-    removed: Vec<&'s Tool>,
-    /// Only in the new snapshot, in name order.
-    added: Vec<&'s Tool>,
-    /// In both, in name order.
-    pairs: Vec<(&'s Tool, &'s Tool)>,
-}
-
-fn join<'s>(old: &'s Snapshot, new: &'s Snapshot) -> Joined<'s> {
-    use std::cmp::Ordering;
-    let mut joined = Joined {
-        removed: Vec::new(),
-        added: Vec::new(),
-        pairs: Vec::with_capacity(old.tools.len().min(new.tools.len())),
-    };
-    let (mut olds, mut news) = (old.tools.iter().peekable(), new.tools.iter().peekable());
-    loop {
-        let order = match (olds.peek(), news.peek()) {
-            (Some((o, _)), Some((n, _))) => o.cmp(n),
-            (Some(_), None) => Ordering::Less,
-            (None, Some(_)) => Ordering::Greater,
-            (None, None) => return joined,
-        };
-        match order {
-            Ordering::Less => joined.removed.extend(olds.next().map(|(_, t)| t)),
-            Ordering::Greater => joined.added.extend(news.next().map(|(_, t)| t)),
-            Ordering::Equal => joined.pairs.extend(olds.next().zip(news.next()).map(|((_, o), (_, n))| (o, n))),
-        }
-    }
 }
 
 /// Whether a change narrows in the breaking direction of its side (or cannot be decided).

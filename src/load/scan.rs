@@ -102,6 +102,12 @@ impl Frame<'_> {
         self.ascending = false;
         self.key = None;
     }
+
+    /// Moves the keys read so far into the set, which checks every later key.
+    fn spill(&mut self) {
+        self.set.extend(self.keys.drain(..).map(|(_, k)| k));
+        self.many = true;
+    }
 }
 
 /// The length and first eight bytes of a key: unequal fingerprints mean unequal keys. `b[at..]`
@@ -228,8 +234,7 @@ fn key<'t>(text: &'t str, i: usize, frame: &mut Frame<'t>) -> Option<usize> {
         } else {
             // The first key out of order: from here on, a set of them all.
             frame.ascending = false;
-            frame.set.extend(frame.keys.drain(..).map(|(_, k)| k));
-            frame.many = true;
+            frame.spill();
             !frame.set.insert(key)
         }
     } else {
@@ -239,8 +244,7 @@ fn key<'t>(text: &'t str, i: usize, frame: &mut Frame<'t>) -> Option<usize> {
             if frame.keys.windows(2).all(|w| w[0].1 < w[1].1) {
                 frame.ascending = true;
             } else {
-                frame.set.extend(frame.keys.drain(..).map(|(_, k)| k));
-                frame.many = true;
+                frame.spill();
             }
         }
         repeated

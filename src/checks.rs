@@ -298,10 +298,15 @@ pub fn fingerprint(rule: &str, tool: &str, pointer: &str) -> String {
 /// Lower-case hexadecimal of some bytes (fingerprints, lock hashes).
 #[must_use]
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    // Two digits per byte from a table: `verify` makes one of these per tool on each side, and the
+    // formatter's per-byte `{:02x}` was 3% of its time on the 15,000-tool pair.
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    s
 }
 
 /// Finds the pointer in the tool's file, climbing to the nearest parent that exists.
@@ -723,6 +728,17 @@ fn holder_path(pointer: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_is_two_lower_case_digits_per_byte() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        let want = bytes.iter().fold(String::new(), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        });
+        assert_eq!(hex(&bytes), want);
+        assert_eq!(hex(&[]), "");
+    }
 
     #[test]
     fn readable_paths() {

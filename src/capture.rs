@@ -161,10 +161,7 @@ pub fn file_stem(name: &str) -> String {
     }
     if out.len() > 150 {
         use sha2::Digest as _;
-        let digest = sha2::Sha256::digest(name.as_bytes())[..6].iter().fold(String::new(), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        });
+        let digest = crate::checks::hex(&sha2::Sha256::digest(name.as_bytes())[..6]);
         out.truncate(out.floor_char_boundary(120));
         out.push('~');
         out.push_str(&digest);

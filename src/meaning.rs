@@ -16,10 +16,12 @@ use similar::{ChangeTag, TextDiff};
 
 use crate::load::escape;
 
+mod align;
 mod default;
 mod facts;
 mod head;
 mod lexicon;
+mod quantity;
 
 pub use default::stated_default;
 use facts::Fact;
@@ -33,8 +35,11 @@ pub struct FactChange {
     pub old: Option<String>,
     pub new: Option<String>,
     /// A prose-only change of this fact makes old calls do something else while they still validate
-    /// (what a value denotes, a limit, a unit, a default, an obligation).
+    /// (what a value denotes, a changed limit, unit, default or direction, a destructive side effect).
     pub grave: bool,
+    /// The change cannot alter what an existing call means: a fact only dropped from the text, a
+    /// literal named or not, a negation reworded. Shown at `info`; neither grave nor minor is a warning.
+    pub minor: bool,
     /// What the fact is, as shown: `limit`, `minimum`, `default`, `unit`, `denotes`...
     pub label: &'static str,
 }
@@ -71,6 +76,12 @@ impl Verdict {
     pub fn grave(&self) -> bool {
         self.changes.iter().any(|c| c.grave)
     }
+
+    /// Whether every changed fact is minor (see [`FactChange::minor`]): a meaning change shown at `info`.
+    #[must_use]
+    pub fn minor(&self) -> bool {
+        self.changes.iter().all(|c| c.minor && !c.grave)
+    }
 }
 
 /// The most fact changes named per edit; the rest are counted.
@@ -105,11 +116,13 @@ pub fn classify(old: &str, new: &str) -> Verdict {
         let anywhere = |r: &facts::Reading, w: &String| r.words.iter().any(|x| &x.norm == w);
         let moved = anywhere(&b, &na) && anywhere(&a, &nb);
         if na != nb && !moved && !first_words(&b).contains(&na) && !first_words(&a).contains(&nb) {
+            let grave = disjoint || head::count_became_position(&ha, &hb);
             changes.push(FactChange {
                 kind: FactKind::Denotes,
                 old: Some(pa),
                 new: Some(pb),
-                grave: disjoint,
+                grave,
+                minor: !grave,
                 label: FactKind::Denotes.label(),
             });
         }
@@ -118,18 +131,17 @@ pub fn classify(old: &str, new: &str) -> Verdict {
     let (fa, fb) = (facts::facts(&a, defaults.0.clone()), facts::facts(&b, defaults.1.clone()));
     let key = |f: &Fact| (f.kind, if f.kind == FactKind::Literal { literal_key(&f.key) } else { f.key.clone() });
     let (ka, kb): (BTreeSet<_>, BTreeSet<_>) = (fa.iter().map(key).collect(), fb.iter().map(key).collect());
-    let removed: Vec<&Fact> = dedup(fa.iter().filter(|f| !kb.contains(&key(f))));
-    let added: Vec<&Fact> = dedup(fb.iter().filter(|f| !ka.contains(&key(f))));
+    let mut removed: Vec<&Fact> = dedup(fa.iter().filter(|f| !kb.contains(&key(f))));
+    let mut added: Vec<&Fact> = dedup(fb.iter().filter(|f| !ka.contains(&key(f))));
+    restated_quantities(&mut removed, &mut added);
+    lone_mentions(&mut removed, &mut added);
     let kinds: BTreeSet<FactKind> = removed.iter().chain(&added).map(|f| f.kind).collect();
     for kind in kinds {
         let gone: Vec<&&Fact> = removed.iter().filter(|f| f.kind == kind).collect();
         let came: Vec<&&Fact> = added.iter().filter(|f| f.kind == kind).collect();
         for i in 0..gone.len().max(came.len()) {
             let (o, n) = (gone.get(i), came.get(i));
-            // An obligation that is only gone asks less of old callers: a warning, not an error.
-            let grave = kind.grave()
-                && (kind != FactKind::Number || [o, n].into_iter().flatten().any(|f| !f.key.starts_with("number ")))
-                && (kind != FactKind::Obligation || n.is_some());
+            let (grave, minor) = weigh(kind, o.map(|f| &***f), n.map(|f| &***f));
             let role = [o, n].into_iter().flatten().map(|f| f.key.split(' ').next().unwrap_or("")).next();
             let label = match (kind, role) {
                 (FactKind::Number, Some("at")) => {
@@ -144,25 +156,24 @@ pub fn classify(old: &str, new: &str) -> Verdict {
                 old: o.map(|f| f.shown.clone()),
                 new: n.map(|f| f.shown.clone()),
                 grave,
+                minor,
                 label,
             });
         }
     }
-    // A description cut down to a summary drops explanations and lists: when every changed fact is
-    // only gone (none added, none changed) and the text lost a quarter of its words or more, what it was told
-    // still holds; nothing new is asked of it. A removed default, unit or limit still counts.
-    let shortened = b.words.len() * 4 < a.words.len() * 3;
-    if shortened
-        && changes.iter().all(|c| {
-            c.new.is_none()
-                && !matches!(c.kind, FactKind::Default | FactKind::Unit | FactKind::Negation)
-                && (c.kind != FactKind::Number || !c.grave)
-                // A named parameter that is gone from the text is not an explanation cut short.
-                && !(c.kind == FactKind::Literal && c.old.as_deref().is_some_and(|o| o.starts_with('`')))
-        })
-    {
-        changes.clear();
+    cut_to_summary(a.words.len(), b.words.len(), &mut changes);
+    aligned(&wa, &wb, &mut changes);
+    scope_and_boundary(&wa, &wb, &mut changes);
+    // An obligation or negation restated in other words ("Binary files are not supported" -> "Only
+    // text files are supported"): one went, another came; what a call must do is the same.
+    if changes.iter().any(|c| matches!(c.kind, FactKind::Obligation | FactKind::Negation) && c.new.is_none()) {
+        for c in &mut changes {
+            if matches!(c.kind, FactKind::Obligation | FactKind::Negation) && c.old.is_none() && !c.grave {
+                c.minor = true;
+            }
+        }
     }
+    deprecation(&wa, &wb, &mut changes);
     // "Defaults to 30" is read as a stated default and as a number in the role of a default: one fact.
     if changes.iter().any(|c| c.kind == FactKind::Default) {
         changes.retain(|c| !(c.kind == FactKind::Number && c.label == "default"));
@@ -170,6 +181,8 @@ pub fn classify(old: &str, new: &str) -> Verdict {
     // Two markers in one clause ("ignored otherwise") are one change as shown.
     let mut shown = BTreeSet::new();
     changes.retain(|c| shown.insert(c.to_string()));
+    // What a finding's message names first: the grave facts.
+    changes.sort_by_key(|c| !c.grave);
     let meaning = !changes.is_empty();
     let trigger = if meaning {
         summary(&changes.iter().collect::<Vec<_>>())
@@ -205,6 +218,222 @@ fn window(old: &str, new: &str) -> (String, String, bool) {
         s[start..end].iter().take(LIMIT).collect()
     };
     (cut(&a), cut(&b), start == 0)
+}
+
+/// A description cut down to a summary keeps what it told (see the comment inside).
+fn cut_to_summary(old_words: usize, new_words: usize, changes: &mut Vec<FactChange>) {
+    // A description cut down to a summary drops explanations and lists: when every changed fact is
+    // only gone (none added, none changed) and the text lost a quarter of its words or more, what it was told
+    // still holds; nothing new is asked of it. A removed default, unit or limit still counts.
+    let shortened = new_words * 4 < old_words * 3;
+    if shortened
+        && changes.iter().all(|c| {
+            c.new.is_none()
+                && !matches!(c.kind, FactKind::Default | FactKind::Unit | FactKind::Negation)
+                && (c.kind != FactKind::Number || !c.grave)
+                // A named parameter that is gone from the text is not an explanation cut short.
+                && !(c.kind == FactKind::Literal && c.old.as_deref().is_some_and(|o| o.starts_with('`')))
+        })
+    {
+        changes.clear();
+    }
+}
+
+/// How much a changed fact weighs: `(grave, minor)`. A fact stated on both sides with another value is
+/// grave for the kinds an old call acts on (a limit, a unit, a default, the scope); a destructive side
+/// effect added or dropped is grave; a fact only added documents (a warning); a fact only dropped, a
+/// named literal, a reworded negation change nothing an old call does (info).
+fn weigh(kind: FactKind, old: Option<&Fact>, new: Option<&Fact>) -> (bool, bool) {
+    let both = old.is_some() && new.is_some();
+    match kind {
+        FactKind::Number => {
+            let plain = [old, new].into_iter().flatten().all(|f| f.role() == "number");
+            let same_role = matches!((old, new), (Some(a), Some(b)) if a.role() == b.role());
+            (both && !plain && same_role, old.is_some() && new.is_none())
+        }
+        // A unit named or not (for a value that has one) is documentation; a changed unit is grave.
+        FactKind::Unit => (both, !both),
+        FactKind::Default | FactKind::Scope => (both, new.is_none()),
+        FactKind::SideEffect => {
+            // A destructive action added, dropped, or now denied ("kept" -> "deleted"); two wordings of
+            // actions that destroy nothing ("halts" -> "stops") change nothing a caller relies on.
+            let verb = |f: &Fact| {
+                let k = f.key.strip_prefix("not ").unwrap_or(&f.key);
+                k.strip_prefix("mention ").unwrap_or(k).to_owned()
+            };
+            let destructive =
+                [old, new].into_iter().flatten().any(|f| lexicon::DESTRUCTIVE.contains(&verb(f).as_str()));
+            let denied = |f: Option<&Fact>| f.is_some_and(|f| f.key.starts_with("not "));
+            let mention = [old, new].into_iter().flatten().any(|f| f.key.starts_with("mention "));
+            // Added or dropped as the tool's action, or denied on one side and affirmed on the other.
+            let flipped = if both { denied(old) != denied(new) } else { !mention && !denied(old) && !denied(new) };
+            (destructive && flipped, !(destructive && flipped))
+        }
+        FactKind::Obligation => (false, new.is_none()),
+        FactKind::Negation | FactKind::Literal => (false, true),
+        FactKind::Denotes | FactKind::Direction | FactKind::Mapping => (true, false),
+    }
+}
+
+/// Removes number and default facts whose value is only restated: the same role and the same quantity in
+/// another unit or number form ("up to 2 GiB" = "up to 2,147,483,648 bytes", "90000" ms = "90
+/// seconds").
+fn restated_quantities(removed: &mut Vec<&Fact>, added: &mut Vec<&Fact>) {
+    let mut i = 0;
+    while i < removed.len() {
+        let r = removed[i];
+        let twin = r.quantity().and_then(|q| {
+            added
+                .iter()
+                .position(|a| a.kind == r.kind && a.role() == r.role() && a.quantity().is_some_and(|aq| aq.same(&q)))
+        });
+        if let Some(j) = twin {
+            removed.remove(i);
+            added.remove(j);
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// What only an alignment of the two texts shows: an opposite swapped in, a negation flipped, two terms
+/// traded around an ordering word, a mapping reassigned. Each is grave, unless a changed fact already
+/// names it ("defaults to open -> defaults to closed").
+fn aligned(old: &str, new: &str, changes: &mut Vec<FactChange>) {
+    for a in align::changes(old, new) {
+        let (kind, label) = match a.what {
+            align::AlignedKind::Opposite => (FactKind::Direction, "opposite"),
+            align::AlignedKind::Swap => (FactKind::Direction, "order"),
+            align::AlignedKind::Polarity => (FactKind::Negation, "negation flipped"),
+            align::AlignedKind::Mapping => (FactKind::Mapping, "mapping"),
+        };
+        let named =
+            |t: &Option<String>, w: &str| t.as_deref().is_some_and(|t| t.to_lowercase().contains(&w.to_lowercase()));
+        if changes.iter().any(|c| c.grave && named(&c.old, &a.old) && named(&c.new, &a.new)) {
+            continue;
+        }
+        changes.push(FactChange { kind, old: Some(a.old), new: Some(a.new), grave: true, minor: false, label });
+    }
+}
+
+/// Words that restrict whom or what a call reaches.
+const RESTRICT: &[&str] = &["only", "current", "own", "solely", "just"];
+/// Words that reach everyone or everything.
+const UNIVERSAL: &[&str] = &["all", "every", "any", "regardless", "across", "entire", "whole", "everyone"];
+/// The markers of an inclusive or exclusive range end.
+const ENDS: &[&str] = &[
+    " inclusive",
+    " exclusive",
+    " strictly ",
+    " or equal",
+    " on or after ",
+    " on or before ",
+    " and including ",
+    " not including ",
+];
+
+/// The first word of `set` that `x` has and `y` does not.
+fn gone(set: &[&'static str], x: &BTreeSet<String>, y: &BTreeSet<String>) -> Option<&'static str> {
+    set.iter().find(|w| x.contains(**w) && !y.contains(**w)).copied()
+}
+
+/// Who or what a call reaches, and where a range ends: grave when the words that bound it change.
+///
+/// - Scope widened or narrowed: a restriction ("only", "current", "your own") gone and a universal
+///   ("all", "every", "any", "regardless", "across") come, or the reverse: "Only messages you sent are
+///   deleted" -> "All messages are deleted, regardless of author".
+/// - A range end flipped: the markers of an inclusive or exclusive end ("inclusive", "exclusive",
+///   "strictly", "or equal", "on or after", "before") differ: "both inclusive" -> "on or after `start`
+///   and before `end`".
+fn scope_and_boundary(old: &str, new: &str, changes: &mut Vec<FactChange>) {
+    let words = |t: &str| -> BTreeSet<String> {
+        t.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    };
+    let (a, b) = (words(old), words(new));
+    // Only where the text was edited, not rewritten: a rewrite says its scope in other words.
+    let shared = a.intersection(&b).count();
+    if shared * 2 < a.len().max(b.len()) {
+        return;
+    }
+    // By class: "every room" -> "all rooms" is the same universal.
+    let has = |set: &[&str], x: &BTreeSet<String>| set.iter().any(|w| x.contains(*w));
+    let class_moved = |from: &[&str], to: &[&str]| has(from, &a) && !has(from, &b) && has(to, &b) && !has(to, &a);
+    let widened = gone(RESTRICT, &a, &b).zip(gone(UNIVERSAL, &b, &a)).filter(|_| class_moved(RESTRICT, UNIVERSAL));
+    let narrowed = gone(UNIVERSAL, &a, &b).zip(gone(RESTRICT, &b, &a)).filter(|_| class_moved(UNIVERSAL, RESTRICT));
+    if let Some((x, y)) = widened.or(narrowed) {
+        changes.push(FactChange {
+            kind: FactKind::Scope,
+            old: Some(format!("`{x}`")),
+            new: Some(format!("`{y}`")),
+            grave: true,
+            minor: false,
+            label: if widened.is_some() { "scope widened" } else { "scope narrowed" },
+        });
+    }
+    let lower = |t: &str| format!(" {} ", t.to_lowercase().split_whitespace().collect::<Vec<_>>().join(" "));
+    let (la, lb) = (lower(old).replace("mutually exclusive", ""), lower(new).replace("mutually exclusive", ""));
+    let ends = |t: &str| ENDS.iter().filter(|m| t.contains(**m)).map(|m| m.trim()).collect::<Vec<_>>();
+    let (ea, eb) = (ends(&la), ends(&lb));
+    if ea != eb {
+        // Both state an end and they differ: grave. Only one states it: documented or dropped, a warning.
+        let show = |e: &[&str]| if e.is_empty() { "(not stated)".to_owned() } else { e.join(", ") };
+        changes.push(FactChange {
+            kind: FactKind::Direction,
+            old: Some(show(&ea)),
+            new: Some(show(&eb)),
+            grave: !ea.is_empty() && !eb.is_empty(),
+            minor: false,
+            label: "range end",
+        });
+    }
+}
+
+/// An irreversible action mentioned or denied outside the tool's leading sentence ("before overwriting
+/// it", "the file is kept") is a fact only against its opposite on the other side ("kept" -> "deleted
+/// once uploaded"); alone it is explanation.
+fn lone_mentions(removed: &mut Vec<&Fact>, added: &mut Vec<&Fact>) {
+    let verb = |f: &Fact| {
+        let k = f.key.strip_prefix("not ").unwrap_or(&f.key);
+        k.strip_prefix("mention ").unwrap_or(k).to_owned()
+    };
+    let side =
+        |f: &Fact| f.kind == FactKind::SideEffect && (f.key.starts_with("not ") || f.key.starts_with("mention "));
+    let denied = |f: &Fact| f.key.starts_with("not ");
+    let answered = |f: &Fact, other: &[&Fact]| {
+        other.iter().any(|o| o.kind == FactKind::SideEffect && verb(o) == verb(f) && denied(o) != denied(f))
+    };
+    let (r0, a0) = (removed.clone(), added.clone());
+    removed.retain(|f| !side(f) || answered(f, &a0));
+    added.retain(|f| !side(f) || answered(f, &r0));
+}
+
+/// A deprecation notice added to a tool that still works: one warning that names the successor, in
+/// place of the facts the notice itself states (its `instead`, the successor's name).
+fn deprecation(old: &str, new: &str, changes: &mut Vec<FactChange>) {
+    let deprecated = |t: &str| {
+        let t = t.to_lowercase();
+        t.contains("deprecated") || t.contains("deprecation")
+    };
+    if deprecated(old) || !deprecated(new) {
+        return;
+    }
+    let successor = facts::successor(new);
+    // The notice is not what the tool denotes, and its `instead` and the successor's name are the notice.
+    changes.retain(|c| {
+        if matches!(c.kind, FactKind::Obligation | FactKind::Literal) && c.old.is_none() {
+            return false;
+        }
+        let notice = c.new.as_deref().is_some_and(|n| n.to_lowercase().contains("deprecat"));
+        c.kind != FactKind::Denotes || !notice
+    });
+    changes.push(FactChange {
+        kind: FactKind::Obligation,
+        old: None,
+        new: Some(successor.map_or_else(|| "deprecated".to_owned(), |s| format!("deprecated; use {s}"))),
+        grave: false,
+        minor: false,
+        label: "deprecation",
+    });
 }
 
 /// The first two changed facts, and how many more: what a finding's message names.
@@ -416,14 +645,16 @@ mod facts_tests {
                 "The commit to read.",
                 "The commit to read. Required when `sha` is set.",
                 "obligation added: Required when `sha` is set | literal added: `sha`",
-                true,
+                // Documents a requirement: a warning (issue #31), not an error.
+                false,
             ),
             ("Defaults to open", "Defaults to closed", "default: defaults to open -> defaults to closed", true),
             (
                 "Returns the file",
                 "Returns the file and deletes it",
                 "side effect added: Returns the file and deletes it",
-                false,
+                // A destructive side effect added: an old call now deletes (issue #31).
+                true,
             ),
             ("Includes drafts", "Does not include drafts", "negation added: Does not include drafts", false),
             (

@@ -4,8 +4,9 @@
 //! Severity follows the consequence, fact by fact. A fact that a schema change at the same place
 //! carries (a `maximum` that moved with "max 100" -> "max 50") has its own finding; the description
 //! restating it is shown as `info`. Of the facts left, a prose-only change of what a value denotes, a
-//! limit, a unit, a default or an added obligation is an `error` (every old call still validates and
-//! now means something else); any other meaning change is a warning.
+//! limit, a unit, a default, a direction, a mapping or a destructive side effect is an `error` (every
+//! old call still validates and now means something else); a fact only added (documentation, an
+//! obligation, a deprecation) is a warning; a fact only dropped or a name mentioned is `info`.
 
 use serde_json::Value;
 
@@ -23,6 +24,7 @@ pub(super) struct SchemaAt<'c> {
 
 const GRAVE: &str =
     "Only the prose carries this change: every old call still validates and now asks for something else. ";
+const MINOR: &str = "No fact an old call acts on changed (a fact dropped from the text, a name mentioned or not): it is shown for review. ";
 const RESTATED: &str =
     "The edit restates a schema change at the same place, which has its own finding; it is shown for review. ";
 
@@ -81,12 +83,23 @@ pub(super) fn description_draft(change: &Change, old: &str, new: &str, schema: &
         return d;
     }
     let grave = own.iter().any(|c| c.grave);
-    let mut d = Draft::new(R::DescriptionMeaningChanged)
-        .var("what", what)
-        .var("trigger", escape(&meaning::summary(&own)))
-        .var("consequence", if grave { GRAVE } else { "" });
+    // Nothing an old call does can change: a fact only dropped from the text, a literal named or not.
+    let minor = own.iter().all(|c| c.minor && !c.grave);
+    let mut d =
+        Draft::new(R::DescriptionMeaningChanged).var("what", what).var("trigger", escape(&meaning::summary(&own))).var(
+            "consequence",
+            if grave {
+                GRAVE
+            } else if minor {
+                MINOR
+            } else {
+                ""
+            },
+        );
     if grave {
         d = d.severity(Severity::Error);
+    } else if minor {
+        d = d.severity(Severity::Info);
     }
     // The message names the first two changed facts; the notes name them all when there are more.
     if own.len() > 2 {

@@ -34,6 +34,10 @@ pub enum FactKind {
     SideEffect,
     /// A named parameter or literal value.
     Literal,
+    /// Which way something goes: an opposite swapped in, two terms traded around an ordering word.
+    Direction,
+    /// Which number stands for which word.
+    Mapping,
 }
 
 impl FactKind {
@@ -50,13 +54,23 @@ impl FactKind {
             FactKind::Scope => "scope",
             FactKind::SideEffect => "side effect",
             FactKind::Literal => "literal",
+            FactKind::Direction => "direction",
+            FactKind::Mapping => "mapping",
         }
     }
 
     /// A prose-only change of this kind makes old calls do something else while they still validate.
     #[must_use]
     pub fn grave(self) -> bool {
-        matches!(self, FactKind::Denotes | FactKind::Number | FactKind::Unit | FactKind::Default | FactKind::Obligation)
+        matches!(
+            self,
+            FactKind::Denotes
+                | FactKind::Number
+                | FactKind::Unit
+                | FactKind::Default
+                | FactKind::Direction
+                | FactKind::Mapping
+        )
     }
 }
 
@@ -96,6 +110,29 @@ pub struct Fact {
     pub kind: FactKind,
     pub key: String,
     pub shown: String,
+    /// A number fact's value as read and its unit (stated after it, or the unit the description gives
+    /// its value), so that restated quantities compare equal ([`super::quantity`]).
+    pub amount: Option<(String, Option<String>)>,
+}
+
+impl Fact {
+    fn new(kind: FactKind, key: String, shown: String) -> Fact {
+        Fact { kind, key, shown, amount: None }
+    }
+
+    /// The number fact's quantity, when it has one.
+    pub(super) fn quantity(&self) -> Option<super::quantity::Quantity> {
+        let (n, u) = self.amount.as_ref()?;
+        super::quantity::quantity(n, u.as_deref())
+    }
+
+    /// The role of a number fact: `at most`, `at least`, `default`, `range`, `above`, `below`, `number`.
+    pub(super) fn role(&self) -> &str {
+        ["at most", "at least", "default", "range", "above", "below"]
+            .into_iter()
+            .find(|r| self.key.starts_with(&format!("{r} ")))
+            .unwrap_or("number")
+    }
 }
 
 /// A light English stemmer: plural and third-person `-s`, `-es`, `-ies`, `-ed`/`-ing` on known verbs,
@@ -362,6 +399,17 @@ fn push_word(r: &mut Reading, raw: &str, norm: &str) {
     }
     let base = stem(&raw.to_lowercase());
     let sentence = r.sentence;
+    // "one million", "two hundred": a number word that multiplies the number before it.
+    if number
+        && !raw.starts_with(|c: char| c.is_ascii_digit())
+        && matches!(norm, "100" | "1000" | "1000000" | "1000000000")
+        && let Some(prev) = r.words.last_mut().filter(|p| p.number && p.clause == clause && p.sentence == sentence)
+        && let (Ok(a), Ok(m)) = (prev.norm.parse::<f64>(), norm.parse::<f64>())
+    {
+        prev.norm = format!("{}", a * m);
+        prev.raw = format!("{} {raw}", prev.raw);
+        return;
+    }
     r.words.push(Word { norm: norm.to_owned(), raw: raw.to_owned(), base, clause, sentence, number });
 }
 
@@ -428,7 +476,7 @@ pub(super) fn mend_typos(old: &mut Reading, new: &mut Reading) -> bool {
 /// opposite pair (`inclusive`/`exclusive`, `ascending`/`descending`, `enable`/`disable`).
 fn is_typo(a: &str, b: &str) -> bool {
     let alpha = |s: &str| s.chars().all(char::is_alphabetic);
-    if !(alpha(a) && alpha(b)) || a.len() < 4 || b.len() < 4 {
+    if !(alpha(a) && alpha(b)) || a.len() < 4 || b.len() < 4 || super::align::are_opposites(a, b) {
         return false;
     }
     let opposites = [("in", "ex"), ("a", "de"), ("en", "dis"), ("un", ""), ("in", ""), ("im", ""), ("dis", "")];
@@ -448,6 +496,7 @@ fn is_typo(a: &str, b: &str) -> bool {
 /// Every fact of a reading.
 pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
     let mut out = Vec::new();
+    let unit_of_value = value_unit(r);
     let first_sentence = r.words.first().map_or(0, |w| w.sentence);
     // A fact is shown with its sentence (its clauses joined), so "For pagination" reads as "For
     // pagination, use the 'endCursor' from the previous response".
@@ -467,11 +516,20 @@ pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
     for (i, w) in r.words.iter().enumerate() {
         let n = w.norm.as_str();
         if w.number {
-            out.extend(number_fact(r, i));
+            out.extend(number_fact(r, i, unit_of_value));
             continue;
         }
-        if matches!(n, "sensitive" | "insensitive") && i > 0 && r.words[i - 1].norm == "case" {
-            out.push(Fact { kind: FactKind::Obligation, key: format!("case-{n}"), shown: sentence_text(w.sentence) });
+        // A unit right after a number is part of that quantity, not a unit of the value.
+        if i > 0
+            && r.words[i - 1].number
+            && w.clause == r.words[i - 1].clause
+            && super::quantity::scale(n).is_some()
+            && UNITS.contains(&n)
+        {
+            continue;
+        }
+        if let Some(fact) = action_anywhere(r, i, first_sentence, &sentence_text) {
+            out.push(fact);
             continue;
         }
         let kind = if UNITS.contains(&n) {
@@ -536,31 +594,77 @@ pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
             n.to_owned()
         };
         let shown = if kind == FactKind::Unit { w.raw.clone() } else { sentence_text(w.sentence) };
-        out.push(Fact { kind, key, shown });
+        out.push(Fact::new(kind, key, shown));
     }
     list_facts(r, &mut out);
     for l in &r.literals {
-        out.push(Fact { kind: FactKind::Literal, key: l.clone(), shown: format!("`{l}`") });
+        out.push(Fact::new(FactKind::Literal, l.clone(), format!("`{l}`")));
     }
     if let Some(d) = stated_default {
         // A stated default is the fact; the number in the role of a default says it again.
         out.retain(|f| !(f.kind == FactKind::Number && f.key.starts_with("default ")));
-        // The value compares by its first word, without quotes or markup: "30", "`30`", "30 seconds"
-        // and "30<br>" state one default.
-        let key = d
-            .split(|c: char| c.is_whitespace() || c == '<')
-            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-            .find(|w| !w.is_empty())
-            .unwrap_or("")
-            .to_owned();
-        out.push(Fact { kind: FactKind::Default, key, shown: format!("defaults to {d}") });
+        out.push(default_fact(&d, unit_of_value));
     }
     out
 }
 
+/// An irreversible action anywhere in the text, keyed by whether it is denied ("the file is not
+/// deleted", "without removing them"): "kept" -> "deleted once uploaded" is an action added. Outside
+/// the first sentence an affirmed action is a mention ("before overwriting it"): it weighs only against
+/// its denial on the other side. "The source file is kept" is the denial of deleting it.
+fn action_anywhere(
+    r: &Reading,
+    i: usize,
+    first_sentence: usize,
+    sentence_text: &dyn Fn(usize) -> String,
+) -> Option<Fact> {
+    let w = &r.words[i];
+    let n = w.norm.as_str();
+    if matches!(n, "kept" | "keep" | "retained" | "retain" | "preserved" | "preserve" | "untouched" | "intact") {
+        return Some(Fact::new(FactKind::SideEffect, "not delete".to_owned(), sentence_text(w.sentence)));
+    }
+    let verb = irreversible(n)?;
+    let denied = r.words[i.saturating_sub(3)..i]
+        .iter()
+        .any(|b| b.clause == w.clause && matches!(b.norm.as_str(), "not" | "without" | "never"));
+    // "Deletes the file after reading.": a sentence that starts with the action states what the tool does.
+    let leads = i == 0 || r.words[i - 1].sentence != w.sentence;
+    let key = if denied {
+        format!("not {verb}")
+    } else if w.sentence == first_sentence || leads {
+        verb.to_owned()
+    } else {
+        format!("mention {verb}")
+    };
+    Some(Fact::new(FactKind::SideEffect, key, sentence_text(w.sentence)))
+}
+
+/// The fact of a stated default. Its value compares by its first word, without quotes or markup: "30",
+/// "`30`", "30 seconds" and "30<br>" state one default; a number keeps its unit (or the value's) so
+/// "90000" (milliseconds) and "90 seconds" are one default.
+fn default_fact(d: &str, unit_of_value: Option<&str>) -> Fact {
+    let key = d
+        .split(|c: char| c.is_whitespace() || c == '<')
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .find(|w| !w.is_empty())
+        .map_or("", |w| NUMBER_WORDS.iter().find(|(from, _)| from.eq_ignore_ascii_case(w)).map_or(w, |(_, to)| to))
+        .to_owned();
+    let mut words = d.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.'));
+    let amount = words.next().map(|n| fold(&n.to_lowercase())).filter(|n| n.parse::<f64>().is_ok()).map(|n| {
+        let unit = words.next().map(|u| fold(&u.to_lowercase())).filter(|u| super::quantity::scale(u).is_some());
+        (n, unit.or_else(|| unit_of_value.map(str::to_owned)))
+    });
+    let mut fact = Fact::new(FactKind::Default, key, format!("defaults to {d}"));
+    fact.amount = amount;
+    fact
+}
+
 /// A number in its role: `at most 100 results`, `default 30`, `between 1 and 100`. Numbers that are
-/// part of a name (`ISO 8601`, `OAuth 2.0`) are none.
-fn number_fact(r: &Reading, i: usize) -> Option<Fact> {
+/// part of a name (`ISO 8601`, `OAuth 2.0`) are none. The role is read from the words around the number,
+/// so "no more than 25", "must not exceed 25", "up to 25", "25 or fewer" and "25 at most" are one
+/// fact; the value is kept with its unit (or the unit the description gives its value) so a restated
+/// quantity compares equal.
+fn number_fact(r: &Reading, i: usize, value_unit: Option<&str>) -> Option<Fact> {
     let w = &r.words[i];
     let n = w.norm.as_str();
     if i > 0 && NAME_BEFORE_NUMBER.contains(&r.words[i - 1].norm.as_str()) {
@@ -574,22 +678,61 @@ fn number_fact(r: &Reading, i: usize) -> Option<Fact> {
         .filter(|(k, b)| b.clause == w.clause || i.saturating_sub(3) + k + 1 == i)
         .map(|(_, b)| b.norm.as_str())
         .collect();
-    let role = if before.iter().any(|b| DEFAULT.contains(b)) {
-        "default"
-    } else if before.iter().any(|b| LIMIT.contains(b)) {
-        "at most"
-    } else if before.iter().any(|b| MINIMUM.contains(b)) {
-        "at least"
-    } else if before.contains(&"between") || before.contains(&"from") {
-        "range"
-    } else {
-        "number"
-    };
-    let unit = r.words.get(i + 1).filter(|u| u.clause == w.clause && UNITS.contains(&u.norm.as_str()));
+    let unit = r.words.get(i + 1).filter(|u| {
+        u.clause == w.clause && (UNITS.contains(&u.norm.as_str()) || super::quantity::scale(&u.norm).is_some())
+    });
+    // The words after the number (and its unit): "25 or fewer", "100 at most", "30 max".
+    let after_at = i + 1 + usize::from(unit.is_some());
+    let after: Vec<&str> =
+        r.words.iter().skip(after_at).take(2).filter(|a| a.clause == w.clause).map(|a| a.norm.as_str()).collect();
+    let role = role(&before, &after);
     let key = format!("{role} {n} {}", unit.map_or("", |u| u.norm.as_str()));
     let noun = r.words.get(i + 1).filter(|u| u.clause == w.clause && !u.number).map_or("", |u| u.raw.as_str());
     let shown = if role == "number" { format!("{} {noun}", w.raw) } else { format!("{role} {} {noun}", w.raw) };
-    Some(Fact { kind: FactKind::Number, key, shown: shown.trim().to_owned() })
+    let unit = unit.map(|u| u.norm.clone()).or_else(|| value_unit.map(str::to_owned));
+    Some(Fact { kind: FactKind::Number, key, shown: shown.trim().to_owned(), amount: Some((n.to_owned(), unit)) })
+}
+
+/// A number's role from the words before and after it.
+fn role(before: &[&str], after: &[&str]) -> &'static str {
+    const MORE: &[&str] = &["more", "greater", "larger", "longer", "over", "above", "higher", "exceed", "exceeding"];
+    const LESS: &[&str] = &["fewer", "less", "smaller", "shorter", "under", "below", "lower"];
+    let any = |words: &[&str], set: &[&str]| words.iter().any(|b| set.contains(b));
+    let negated = before.contains(&"not");
+    if any(before, DEFAULT) {
+        "default"
+    } else if any(before, MORE) {
+        // "more than 5", "over 5" are above 5; "no more than 5", "must not exceed 5" are at most 5.
+        if negated { "at most" } else { "above" }
+    } else if any(before, LESS) {
+        if negated { "at least" } else { "below" }
+    } else if any(before, LIMIT) {
+        "at most"
+    } else if any(before, MINIMUM) {
+        "at least"
+    } else if before.contains(&"between") || before.contains(&"from") {
+        "range"
+    } else if matches!(after, ["or", x] if LESS.contains(x)) || matches!(after, ["at", "most"] | ["maximum", ..]) {
+        "at most"
+    } else if matches!(after, ["or", x] if MORE.contains(x)) || matches!(after, ["at", "least"] | ["minimum", ..]) {
+        "at least"
+    } else {
+        "number"
+    }
+}
+
+/// The unit the description gives its value ("Timeout in milliseconds", "Size (MB)"): the first unit
+/// word with a scale that does not follow a number. A bare number in the text is read in it.
+fn value_unit(r: &Reading) -> Option<&str> {
+    r.words
+        .iter()
+        .enumerate()
+        .find(|(k, w)| {
+            UNITS.contains(&w.norm.as_str())
+                && super::quantity::scale(&w.norm).is_some()
+                && !(*k > 0 && r.words[k - 1].number)
+        })
+        .map(|(_, w)| w.norm.as_str())
 }
 
 /// Values named in a list ("Level: debug, info, warn or error") and the key of a stated sort order.
@@ -614,7 +757,7 @@ fn list_facts(r: &Reading, out: &mut Vec<Fact>) {
     if items.len() >= 2 {
         for ws in items {
             for w in ws.iter().filter(|w| !matches!(w.norm.as_str(), "or" | "and")) {
-                out.push(Fact { kind: FactKind::Literal, key: w.norm.clone(), shown: format!("value {}", w.raw) });
+                out.push(Fact::new(FactKind::Literal, w.norm.clone(), format!("value {}", w.raw)));
             }
         }
     }
@@ -627,11 +770,7 @@ fn list_facts(r: &Reading, out: &mut Vec<Fact>) {
                 .take_while(|x| x.clause == w.clause)
                 .find(|x| !STOPWORDS.contains(&x.norm.as_str()))
         {
-            out.push(Fact {
-                kind: FactKind::Literal,
-                key: format!("sort {}", k.norm),
-                shown: format!("sorted by {}", k.raw),
-            });
+            out.push(Fact::new(FactKind::Literal, format!("sort {}", k.norm), format!("sorted by {}", k.raw)));
         }
     }
 }
@@ -668,6 +807,37 @@ fn restates_type(after: &[Word]) -> bool {
         rest.iter().copied().skip_while(|w| matches!(*w, "positive" | "non-negative" | "valid" | "whole")).collect();
     rest.first()
         .is_some_and(|w| matches!(*w, "number" | "integer" | "string" | "boolean" | "array" | "object" | "float"))
+}
+
+/// The irreversible action a word names, in its base form: `removed`, `removing` and `deletes` are
+/// `delete`.
+fn irreversible(norm: &str) -> Option<&'static str> {
+    let forms = [
+        Some(norm.to_owned()),
+        norm.strip_suffix('d').map(str::to_owned),
+        norm.strip_suffix("ed").map(str::to_owned),
+        norm.strip_suffix("ing").map(|b| format!("{b}e")),
+        norm.strip_suffix("ing").map(str::to_owned),
+    ];
+    forms.into_iter().flatten().find_map(|f| {
+        let f = fold(&f);
+        super::lexicon::IRREVERSIBLE.iter().find(|d| **d == f).copied()
+    })
+}
+
+/// The successor a deprecation notice names: the first code span or identifier after "use", "call",
+/// "instead", "in favor of", "replaced by", "migrate to" or "superseded by".
+pub(super) fn successor(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let cue = ["use ", "call ", "instead", "in favor of", "in favour of", "replaced by", "migrate to", "superseded by"]
+        .iter()
+        .filter_map(|c| lower.find(c).map(|i| i + c.len()))
+        .min()?;
+    let rest = text.get(cue..)?;
+    rest.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')'))
+        .map(|w| w.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | '.' | ':')))
+        .find(|w| is_identifier(w) || (names_something(w) && rest.contains(&format!("`{w}`"))))
+        .map(|w| format!("`{w}`"))
 }
 
 pub(super) fn clip(s: &str, n: usize) -> String {

@@ -136,6 +136,16 @@ const ARTICLES: &[&str] = &[
     "current",
 ];
 
+/// Whether the first clause named a count and now names a position ("maximum number of results" ->
+/// "which page of results"): the same integer now picks where to start, not how many.
+pub(super) fn count_became_position(old: &[String], new: &[String]) -> bool {
+    const COUNT: &[&str] = &["maximum", "limit", "count", "number", "size", "amount", "quantity", "total", "many"];
+    const POSITION: &[&str] = &["page", "index", "offset", "cursor", "position", "skip", "start", "which"];
+    let has = |words: &[String], set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+    (has(old, COUNT) && !has(old, POSITION) && has(new, POSITION) && !has(new, COUNT))
+        || (has(old, POSITION) && !has(old, COUNT) && has(new, COUNT) && !has(new, POSITION))
+}
+
 /// The head noun of the first noun phrase ("the maximum number of results" -> `result`; "page index"
 /// -> `index`; "Lists open alerts" -> `alert`), with the phrase as written.
 pub(super) fn head_noun(r: &Reading) -> Option<(String, String)> {

@@ -77,8 +77,26 @@ pub(super) const FOLD: &[(&str, &str)] = &[
 ];
 
 /// Words that give a number the role of an upper bound, read backwards from the number.
-pub(super) const LIMIT: &[&str] =
-    &["maximum", "most", "up", "upto", "limit", "limited", "cap", "capped", "exceed", "exceeding", "than", "≤", "<="];
+pub(super) const LIMIT: &[&str] = &[
+    "maximum",
+    "most",
+    "up",
+    "upto",
+    "limit",
+    "limited",
+    "cap",
+    "capped",
+    "exceed",
+    "exceeding",
+    "than",
+    "≤",
+    "<=",
+    "last",
+    "past",
+    "within",
+    "after",
+    "until",
+];
 /// Words that give a number the role of a lower bound.
 pub(super) const MINIMUM: &[&str] = &["minimum", "least", "≥", ">="];
 /// Words that mark a stated default.
@@ -273,6 +291,48 @@ pub(super) const SIDE_EFFECTS: &[&str] = &[
     "react",
 ];
 
+/// Side effects that destroy, move or spend something: added to or dropped from what a tool does, an old
+/// call now does something else to the world (after folding: `remove` is `delete`).
+pub(super) const DESTRUCTIVE: &[&str] = &[
+    "delete",
+    "destroy",
+    "purge",
+    "overwrite",
+    "replace",
+    "truncate",
+    "drop",
+    "terminate",
+    "kill",
+    "revoke",
+    "archive",
+    "move",
+    "transfer",
+    "charge",
+    "refund",
+    "pay",
+    "send",
+    "email",
+    "notify",
+    "publish",
+    "post",
+    "push",
+    "merge",
+    "reset",
+    "uninstall",
+    "close",
+    "cancel",
+    "deploy",
+    "execute",
+    "restart",
+    "reboot",
+    "commit",
+];
+
+/// Actions that cannot be undone, read anywhere in a description (not only as its leading verb):
+/// "the source file is deleted once uploaded".
+pub(super) const IRREVERSIBLE: &[&str] =
+    &["delete", "destroy", "purge", "overwrite", "truncate", "terminate", "revoke", "refund", "uninstall", "wipe"];
+
 /// Words that carry no content of their own when deciding what a value denotes.
 pub(super) const STOPWORDS: &[&str] = &[
     "a",
@@ -385,6 +445,7 @@ pub(super) const STOPWORDS: &[&str] = &[
 
 /// Filler and emphasis words that an edit may add or drop without changing a fact.
 pub(super) const NUMBER_WORDS: &[(&str, &str)] = &[
+    ("one", "1"),
     ("two", "2"),
     ("three", "3"),
     ("four", "4"),
@@ -394,10 +455,29 @@ pub(super) const NUMBER_WORDS: &[(&str, &str)] = &[
     ("eight", "8"),
     ("nine", "9"),
     ("ten", "10"),
+    ("eleven", "11"),
+    ("twelve", "12"),
+    ("thirteen", "13"),
+    ("fourteen", "14"),
+    ("fifteen", "15"),
+    ("sixteen", "16"),
+    ("seventeen", "17"),
+    ("eighteen", "18"),
+    ("nineteen", "19"),
     ("twenty", "20"),
+    ("thirty", "30"),
+    ("forty", "40"),
     ("fifty", "50"),
+    ("sixty", "60"),
+    ("seventy", "70"),
+    ("eighty", "80"),
+    ("ninety", "90"),
     ("hundred", "100"),
     ("thousand", "1000"),
+    ("million", "1000000"),
+    ("billion", "1000000000"),
+    ("dozen", "12"),
+    ("half", "0.5"),
 ];
 
 /// Words after which a number is part of a name, not a quantity (`ISO 8601`, `OAuth 2.0`, `v3`).

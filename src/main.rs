@@ -292,6 +292,9 @@ struct ReportArgs {
     /// Write the report to this file instead of standard output (atomically: a finished file or none).
     #[arg(long, value_name = "FILE")]
     output: Option<std::path::PathBuf>,
+    /// Print `info` findings in full (human format); by default each rule's infos are counted on one line.
+    #[arg(long, short = 'v')]
+    show_infos: bool,
 }
 
 fn parse_protocol(s: &str) -> Result<Protocol, String> {
@@ -378,9 +381,10 @@ fn render(
     color: Color,
     fail_on: FailOn,
     run: report::human::Run<'_>,
+    show_infos: bool,
 ) -> String {
     match format {
-        FormatArg::Human => report::human::render_run(analysis, use_color(color), run),
+        FormatArg::Human => report::human::render_shown(analysis, use_color(color), run, show_infos),
         FormatArg::Json => report::json::render(analysis),
         FormatArg::Sarif => report::sarif::render(analysis),
         FormatArg::Github => report::github::render(analysis),
@@ -425,9 +429,12 @@ fn report(
         Some(path) => {
             // A file gets no terminal colours unless they are asked for.
             let color = if matches!(args.color, Color::Always) { Color::Always } else { Color::Never };
-            mcp_drift::policy::write_atomically(path, &render(args.format, &analysis, color, fail_on, run))?;
+            mcp_drift::policy::write_atomically(
+                path,
+                &render(args.format, &analysis, color, fail_on, run, args.show_infos),
+            )?;
         }
-        None => print(&render(args.format, &analysis, args.color, fail_on, run))?,
+        None => print(&render(args.format, &analysis, args.color, fail_on, run, args.show_infos))?,
     }
     let failed = fail_on.threshold().is_some_and(|t| analysis.findings.iter().any(|f| f.severity >= t));
     // The process ends here: freeing millions of parsed values one by one is wasted time.

@@ -47,6 +47,21 @@ impl Summary {
         s
     }
 
+    /// `2 errors, 1 warning, 0 infos across 40 tools`: the tools the run compared (as the clean-run
+    /// line counts them), with how many have findings when that is fewer.
+    #[must_use]
+    pub fn line_of(&self, compared: usize) -> String {
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let with = if self.tools < compared { format!(" ({} with findings)", self.tools) } else { String::new() };
+        format!(
+            "{}, {}, {} across {}{with}",
+            plural(self.error, "error"),
+            plural(self.warning, "warning"),
+            plural(self.info, "info"),
+            plural(compared.max(self.tools), "tool")
+        )
+    }
+
     /// `2 errors, 1 warning, 0 infos across 3 tools` (`0 errors, 0 warnings, 1 info` when the only
     /// finding is about the whole snapshot).
     #[must_use]

@@ -291,3 +291,24 @@ fn lint_baseline_accepts_todays_findings() {
         .clone();
     assert!(String::from_utf8(out).unwrap().contains("3 findings suppressed by configuration or baseline"));
 }
+
+/// Issue #31: a real pair printed 782 lines, 72 notes around 3 findings. Infos are counted one line per
+/// rule unless `--show-infos` (or `-v`) asks for them; the summary counts the tools compared.
+#[test]
+fn infos_are_counted_unless_asked_for() {
+    let case = ["corpus/description-restated-quantities/old.json", "corpus/description-restated-quantities/new.json"];
+    let out = bin().args(["diff", case[0], case[1]]).assert().code(0).get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(!text.contains("note[description-reworded]"), "{text}");
+    assert!(text.contains("info[description-reworded]: 4 not shown (--show-infos or -v prints them)"), "{text}");
+    assert!(text.ends_with("0 errors, 0 warnings, 5 infos across 2 tools\n"), "{text}");
+    for flag in ["--show-infos", "-v"] {
+        let out = bin().args(["diff", case[0], case[1], flag]).assert().code(0).get_output().stdout.clone();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.matches("note[description-reworded]").count(), 4, "{text}");
+        assert!(!text.contains("not shown"), "{text}");
+    }
+    // Errors and warnings are always shown in full.
+    let out = bin().args(["diff", SEED_OLD, SEED_NEW]).assert().code(1).get_output().stdout.clone();
+    assert!(String::from_utf8(out).unwrap().contains("error[input-required-added]"));
+}

@@ -236,7 +236,7 @@ fn mixed() -> mcp_drift::Analysis {
         tool("beta", "Deploys.", false, &["a", "b"]),
     ]});
     let new = serde_json::json!({"tools": [
-        tool("alpha", "Lists open items and archives them.", true, &["a"]),
+        tool("alpha", "Lists open items. Requires the `items:read` scope.", true, &["a"]),
         tool("beta", "Deploys.", true, &["a"]),
     ]});
     mcp_drift::diff_texts(&old.to_string(), &new.to_string()).unwrap()
@@ -284,7 +284,7 @@ fn markdown_links_locations_when_the_repository_is_known() {
 #[test]
 fn markdown_shows_the_word_diff_of_a_description_edit() {
     let md = report::markdown::render(&mixed());
-    assert!(md.contains("  - Edit: Lists open <del>items.</del><ins>items and archives them.</ins>"), "{md}");
+    assert!(md.contains("  - Edit: Lists open items. <ins>Requires the \\`items:read\\` scope.</ins>"), "{md}");
 }
 
 #[test]

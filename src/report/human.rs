@@ -195,6 +195,18 @@ fn tools(n: usize) -> String {
     format!("{n} tool{}", if n == 1 { "" } else { "s" })
 }
 
+/// How many tools the run looked at, as its clean line counts them: both sides' tools once for a
+/// comparison, the new side's for `lint` and `replay`.
+fn compared(analysis: &Analysis, run: Run<'_>) -> usize {
+    match run {
+        Run::Lint => analysis.new.tools.len() + analysis.new.repeated.len(),
+        Run::Replay => analysis.new.tools.len(),
+        Run::Diff | Run::Verify { .. } => {
+            analysis.old.tools.keys().chain(analysis.new.tools.keys()).collect::<std::collections::BTreeSet<_>>().len()
+        }
+    }
+}
+
 /// The one line of a run without findings. Tools are counted once across both sides (a tool that
 /// exists on either side is compared).
 #[must_use]
@@ -235,10 +247,22 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
 /// [`render`] for a run the caller names.
 #[must_use]
 pub fn render_run(analysis: &Analysis, color: bool, run: Run<'_>) -> String {
+    render_shown(analysis, color, run, true)
+}
+
+/// [`render_run`], printing `info` findings in full only with `show_infos`; without it each rule's
+/// infos are counted on one line, so a real pair's three errors are not lost among seventy notes.
+#[must_use]
+pub fn render_shown(analysis: &Analysis, color: bool, run: Run<'_>, show_infos: bool) -> String {
     let display = Display::new(&analysis.sources);
     let config = Config::default();
     let mut buffer = if color { Buffer::ansi() } else { Buffer::no_color() };
+    let mut hidden: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for f in &analysis.findings {
+        if !show_infos && f.severity == Severity::Info {
+            *hidden.entry(f.rule.as_str()).or_default() += 1;
+            continue;
+        }
         // A rendering failure for one finding (a span the file does not have) must not hide the rest.
         if term::emit_to_write_style(&mut buffer, &config, &display, &diagnostic(f, &analysis.sources)).is_err() {
             let d = Diagnostic { labels: Vec::new(), ..diagnostic(f, &analysis.sources) };
@@ -246,13 +270,16 @@ pub fn render_run(analysis: &Analysis, color: bool, run: Run<'_>) -> String {
         }
     }
     let mut out = String::from_utf8_lossy(buffer.as_slice()).into_owned();
+    for (rule, n) in &hidden {
+        let _ = writeln!(out, "info[{rule}]: {n} not shown (--show-infos or -v prints them)");
+    }
     for note in &analysis.notes {
         let _ = writeln!(out, "note: {}", escape(note));
     }
     if analysis.findings.is_empty() && analysis.suppressed.is_empty() {
         out.push_str(&clean_line(analysis, run));
     } else {
-        out.push_str(&Summary::of(&analysis.findings).line());
+        out.push_str(&Summary::of(&analysis.findings).line_of(compared(analysis, run)));
     }
     if !analysis.suppressed.is_empty() {
         let n = analysis.suppressed.len();

@@ -22,6 +22,7 @@ use crate::compare::{Change, ChangeKind, Fate, SchemaChange, Side, hint_is_risky
 use crate::load::span::pointer_tokens;
 use crate::load::{FileId, Snapshot, Sources, Tool, escape};
 
+mod consequence;
 mod defaults;
 mod evidence;
 mod prose;
@@ -30,6 +31,7 @@ pub use crate::names::authority::{authority_word, parameter_authority};
 use crate::names::is_identifier;
 pub use crate::names::words;
 use crate::schema::TypeSet;
+pub use consequence::SeverityReason;
 pub use evidence::evidence;
 
 /// Where a finding sits in a source file.
@@ -74,6 +76,9 @@ pub struct Finding {
     /// [`evidence`]): a baseline entry that records it accepts this change and no later, different one
     /// at the same place. `None` for findings about one snapshot (lint).
     pub evidence: Option<String>,
+    /// Why the finding is reported below its rule's default severity (a bound at a representation
+    /// limit, a degenerate rejected value); see `checks/consequence.rs`.
+    pub severity_reason: Option<SeverityReason>,
 }
 
 /// Turns changes into sorted findings.
@@ -144,6 +149,7 @@ pub(crate) fn standalone(
         at_old: false,
         witness: None,
         evidence: None,
+        severity_reason: None,
     }
 }
 
@@ -195,7 +201,15 @@ fn finding(
 ) -> Finding {
     let old_tool = tool_for(old, change, renamed);
     let new_tool = new.tools.get(&change.tool);
-    let mut draft = prove(draft(change, new_tool, schema), change);
+    // Severity follows the consequence: a tightening whose rejected set the change itself proves
+    // harmless or degenerate is reported lower, with the reason (the witness and verdict stay). Decided
+    // before `prove`: a bound at a float limit has no witness JSON can carry, and needs none.
+    let lowered = consequence::lowered(change, old_tool, new_tool);
+    let mut first = draft(change, new_tool, schema);
+    if let Some(l) = &lowered {
+        first.severity = Some(l.reason.severity);
+    }
+    let mut draft = prove(first, change);
     let pointer = if draft.at_old {
         change.old_ptr.clone().or_else(|| change.new_ptr.clone())
     } else {
@@ -207,7 +221,7 @@ fn finding(
     let meta = draft.rule.meta();
     let fingerprint = fingerprint(draft.rule.as_str(), &change.tool, &pointer);
     let evidence = evidence::of_change(change, old_tool, new_tool);
-    Finding {
+    let mut f = Finding {
         snapshot: None,
         rule: draft.rule,
         severity: draft.severity.unwrap_or(meta.severity),
@@ -224,7 +238,16 @@ fn finding(
         at_old: draft.at_old,
         witness: change.witness.clone(),
         evidence,
+        severity_reason: None,
+    };
+    if f.rule == RuleId::InputConstraintTightened
+        && let Some(lowered) = lowered
+    {
+        f.why = lowered.why;
+        f.migration = lowered.migration;
+        f.severity_reason = Some(lowered.reason);
     }
+    f
 }
 
 /// A tool keyed by its file's path (see [`crate::load::dir`]) is named by its key in messages; the

@@ -549,6 +549,7 @@ fn findings(analysis: &Analysis, groups: HashMap<Key, Group>, names: &[String]) 
                 at_old,
                 witness: example,
                 evidence: None,
+                severity_reason: None,
             };
             tie::Replayed { finding, count: g.count, name: g.name }
         })

@@ -131,6 +131,8 @@ impl<'a, 'o> Walker<'a, 'o> {
             self.cannot_decide("", format!("schemas nested deeper than {MAX_DEPTH} levels are not compared"), &op, &np);
             return;
         }
+        // Before references are followed: a `$ref` or `allOf` wrapper may carry the text itself.
+        self.descriptions(o, &op, n, &np);
         let ((o2, op2, of), (n2, np2, nf)) =
             match (self.deref(self.old_root, o, op.clone()), self.deref(self.new_root, n, np.clone())) {
                 (Ok(a), Ok(b)) => (a, b),
@@ -320,25 +322,35 @@ impl<'a, 'o> Walker<'a, 'o> {
         }
     }
 
+    /// The description of the instance at a pair of places, as each side's reader finds it (see
+    /// [`spelling::described`]): the text written on a `$ref` or `allOf` wrapper, else in what it
+    /// references or in the one member that has one. Equal texts are no change, wherever each is
+    /// written; a text moved and edited is compared with its own old text, at both its places.
+    fn descriptions(&mut self, o: &'a Value, op: &str, n: &'a Value, np: &str) {
+        // A schema without alternatives paired with one branch of the other side (a type made
+        // nullable with `anyOf`): its text was compared with the other side's whole schema.
+        if defaults::is_branch(op) != defaults::is_branch(np) {
+            return;
+        }
+        let a = spelling::described(self.old_root, o, op, self.base);
+        let b = spelling::described(self.new_root, n, np, self.base);
+        let (da, db) = (a.as_ref().map(|x| x.0), b.as_ref().map(|x| x.0));
+        if da == db {
+            return;
+        }
+        self.out.push(Change {
+            tool: self.tool.to_owned(),
+            kind: ChangeKind::Description { old: da.unwrap_or("").to_owned(), new: db.unwrap_or("").to_owned() },
+            old_ptr: Some(a.map_or_else(|| op.to_owned(), |x| x.1)),
+            new_ptr: Some(b.map_or_else(|| np.to_owned(), |x| x.1)),
+            witness: None,
+            plan: None,
+        });
+    }
+
+    /// Defaults (descriptions are compared by [`Walker::descriptions`], before references are followed).
     pub(super) fn annotations(&mut self, old: &Value, op: &str, new: &Value, np: &str) {
         let (Some(mo), Some(mn)) = (old.as_object(), new.as_object()) else { return };
-        // A schema without alternatives paired with one branch of the other side (a type made
-        // nullable with `anyOf`): its annotations were compared with the other side's whole schema.
-        let whole_with_branch = defaults::is_branch(op) != defaults::is_branch(np);
-        let (da, db) = (mo.get("description").and_then(Value::as_str), mn.get("description").and_then(Value::as_str));
-        // A nullable wrapper's description and its one real branch's are one text (zod 4 keeps only
-        // the branch's): compared as such, a move between them is no edit.
-        let moved = da != db && spelling::description(mo) == spelling::description(mn);
-        if da != db && !whole_with_branch && !moved {
-            self.out.push(Change {
-                tool: self.tool.to_owned(),
-                kind: ChangeKind::Description { old: da.unwrap_or("").to_owned(), new: db.unwrap_or("").to_owned() },
-                old_ptr: Some(da.map_or_else(|| op.to_owned(), |_| format!("{op}/description"))),
-                new_ptr: Some(db.map_or_else(|| np.to_owned(), |_| format!("{np}/description"))),
-                witness: None,
-                plan: None,
-            });
-        }
         // Defaults are compared once, at the schema that holds the alternatives (see `defaults`).
         if self.side == Side::Input && !defaults::is_branch(op) && !defaults::is_branch(np) {
             let (a, b) = (defaults::effective(mo, op), defaults::effective(mn, np));

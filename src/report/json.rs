@@ -106,6 +106,10 @@ struct JsonFinding<'a> {
     new: Option<Place<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     witness: Option<JsonWitness<'a>>,
+    /// Why the finding is reported below its rule's default severity, while that severity holds (a
+    /// severity set in the configuration replaces it, and then this is left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    severity_reason: Option<&'a str>,
     /// Extra lines of the finding (a word diff, why an accepted change at this place is reported again).
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     notes: &'a [String],
@@ -152,6 +156,7 @@ pub fn render(analysis: &Analysis) -> String {
                 .witness
                 .as_ref()
                 .map(|w| JsonWitness { instance: &w.instance, rejected_because: &w.rejected_because }),
+            severity_reason: f.severity_reason.as_ref().filter(|r| r.severity == f.severity).map(|r| r.reason.as_str()),
             notes: &f.notes,
             fingerprint: &f.fingerprint,
         })

@@ -173,7 +173,22 @@ pub fn classify(old: &str, new: &str) -> Verdict {
             }
         }
     }
+    // Documentation added around an unchanged text (a usage hint, an example, a "Returns ..."
+    // sentence): what it adds is shown at `info`; a grave fact or a deprecation keeps its weight.
+    if only_added_sentences(&wa, &wb) {
+        for c in changes.iter_mut().filter(|c| c.old.is_none() && !c.grave) {
+            c.minor = true;
+        }
+    }
     deprecation(&wa, &wb, &mut changes);
+    // A text that states several defaults (a tool description documenting its parameters) pairs them
+    // by position only: a changed default there is a prompt to review, not a proven change.
+    let defaults_in = |t: &str| t.to_lowercase().matches("default").count();
+    if defaults_in(&wa) > 1 || defaults_in(&wb) > 1 {
+        for c in changes.iter_mut().filter(|c| c.kind == FactKind::Default || c.label == "default") {
+            c.grave = false;
+        }
+    }
     // "Defaults to 30" is read as a stated default and as a number in the role of a default: one fact.
     if changes.iter().any(|c| c.kind == FactKind::Default) {
         changes.retain(|c| !(c.kind == FactKind::Number && c.label == "default"));
@@ -405,6 +420,24 @@ fn lone_mentions(removed: &mut Vec<&Fact>, added: &mut Vec<&Fact>) {
     let (r0, a0) = (removed.clone(), added.clone());
     removed.retain(|f| !side(f) || answered(f, &a0));
     added.retain(|f| !side(f) || answered(f, &r0));
+}
+
+/// Whether the new text keeps every sentence of the old one (in order, compared without case, spacing
+/// and markup) and only adds sentences.
+fn only_added_sentences(old: &str, new: &str) -> bool {
+    let sentences = |t: &str| -> Vec<String> {
+        t.split(['.', '!', '?', '\n'])
+            .map(|s| s.chars().filter(|c| c.is_alphanumeric() || *c == ' ').collect::<String>().to_lowercase())
+            .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|s| !s.is_empty())
+            .collect()
+    };
+    let (a, b) = (sentences(old), sentences(new));
+    if a.is_empty() || b.len() <= a.len() {
+        return false;
+    }
+    let mut rest = b.iter();
+    a.iter().all(|s| rest.any(|t| t == s))
 }
 
 /// A deprecation notice added to a tool that still works: one warning that names the successor, in

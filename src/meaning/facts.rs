@@ -371,6 +371,26 @@ pub(super) fn read(text: &str) -> Reading {
     }
     flush_word(&mut cur, &mut r, example_depth.is_some());
     end_clause(&mut r, &mut clause);
+    // "Strongly recommended: ...", "Optional. ...", "Note: ...": a leading clause of advice words says
+    // how to read what follows, not what the value is.
+    const LEAD: &[&str] = &[
+        "strongly",
+        "highly",
+        "recommended",
+        "optional",
+        "required",
+        "important",
+        "note",
+        "tip",
+        "experimental",
+        "beta",
+    ];
+    if let Some(first) = r.words.iter().find(|w| !r.tags.contains(&w.clause)).map(|w| w.clause) {
+        let words: Vec<&Word> = r.words.iter().filter(|w| w.clause == first).collect();
+        if words.len() <= 3 && words.iter().all(|w| LEAD.contains(&w.norm.as_str())) {
+            r.tags.push(first);
+        }
+    }
     r
 }
 

@@ -331,7 +331,7 @@ pub(super) const DESTRUCTIVE: &[&str] = &[
 /// Actions that cannot be undone, read anywhere in a description (not only as its leading verb):
 /// "the source file is deleted once uploaded".
 pub(super) const IRREVERSIBLE: &[&str] =
-    &["delete", "destroy", "purge", "overwrite", "truncate", "terminate", "revoke", "refund", "uninstall", "wipe"];
+    &["delete", "destroy", "purge", "overwrite", "terminate", "revoke", "refund", "uninstall", "wipe"];
 
 /// Words that carry no content of their own when deciding what a value denotes.
 pub(super) const STOPWORDS: &[&str] = &[

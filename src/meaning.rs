@@ -173,22 +173,7 @@ pub fn classify(old: &str, new: &str) -> Verdict {
             }
         }
     }
-    // Documentation added around an unchanged text (a usage hint, an example, a "Returns ..."
-    // sentence): what it adds is shown at `info`; a grave fact or a deprecation keeps its weight.
-    if only_added_sentences(&wa, &wb) {
-        for c in changes.iter_mut().filter(|c| c.old.is_none() && !c.grave) {
-            c.minor = true;
-        }
-    }
-    deprecation(&wa, &wb, &mut changes);
-    // A text that states several defaults (a tool description documenting its parameters) pairs them
-    // by position only: a changed default there is a prompt to review, not a proven change.
-    let defaults_in = |t: &str| t.to_lowercase().matches("default").count();
-    if defaults_in(&wa) > 1 || defaults_in(&wb) > 1 {
-        for c in changes.iter_mut().filter(|c| c.kind == FactKind::Default || c.label == "default") {
-            c.grave = false;
-        }
-    }
+    settle(&wa, &wb, &mut changes);
     // "Defaults to 30" is read as a stated default and as a number in the role of a default: one fact.
     if changes.iter().any(|c| c.kind == FactKind::Default) {
         changes.retain(|c| !(c.kind == FactKind::Number && c.label == "default"));
@@ -420,6 +405,28 @@ fn lone_mentions(removed: &mut Vec<&Fact>, added: &mut Vec<&Fact>) {
     let (r0, a0) = (removed.clone(), added.clone());
     removed.retain(|f| !side(f) || answered(f, &a0));
     added.retain(|f| !side(f) || answered(f, &r0));
+}
+
+/// The weights that depend on the whole texts: documentation only appended is info, a deprecation
+/// notice is one warning, and several stated defaults are not paired as a proven change.
+fn settle(old: &str, new: &str, changes: &mut Vec<FactChange>) {
+    // Documentation added around an unchanged text (a usage hint, an example, a "Returns ..."
+    // sentence): what it adds is shown at `info`; a grave fact, an obligation (a warning: calls that
+    // ignore it may now be refused) and a deprecation keep their weight.
+    if only_added_sentences(old, new) {
+        for c in changes.iter_mut().filter(|c| c.old.is_none() && !c.grave && c.kind != FactKind::Obligation) {
+            c.minor = true;
+        }
+    }
+    deprecation(old, new, changes);
+    // A text that states several defaults (a tool description documenting its parameters) pairs them
+    // by position only: a changed default there is a prompt to review, not a proven change.
+    let defaults_in = |t: &str| t.to_lowercase().matches("default").count();
+    if defaults_in(old) > 1 || defaults_in(new) > 1 {
+        for c in changes.iter_mut().filter(|c| c.kind == FactKind::Default || c.label == "default") {
+            c.grave = false;
+        }
+    }
 }
 
 /// Whether the new text keeps every sentence of the old one (in order, compared without case, spacing

@@ -24,7 +24,7 @@ pub(super) struct SchemaAt<'c> {
 
 const GRAVE: &str =
     "Only the prose carries this change: every old call still validates and now asks for something else. ";
-const MINOR: &str = "No fact an old call acts on changed (a fact dropped from the text, a name mentioned or not): it is shown for review. ";
+const MINOR: &str = "An old call means what it meant: the edit drops a fact, names a value, restates a rule in other words or adds explanation around an unchanged text; it is shown for review. ";
 const RESTATED: &str =
     "The edit restates a schema change at the same place, which has its own finding; it is shown for review. ";
 

@@ -182,6 +182,10 @@ fn is_identifier(raw: &str) -> bool {
         && (raw.contains('_') || raw.contains('/') || inner_upper)
 }
 
+/// Advice words that can make up a leading clause of their own.
+const LEAD: &[&str] =
+    &["strongly", "highly", "recommended", "optional", "required", "important", "note", "tip", "experimental", "beta"];
+
 /// Reads a description.
 #[allow(clippy::too_many_lines, reason = "one character loop: code spans, quotations, tags, numbers and clause ends")]
 pub(super) fn read(text: &str) -> Reading {
@@ -373,18 +377,6 @@ pub(super) fn read(text: &str) -> Reading {
     end_clause(&mut r, &mut clause);
     // "Strongly recommended: ...", "Optional. ...", "Note: ...": a leading clause of advice words says
     // how to read what follows, not what the value is.
-    const LEAD: &[&str] = &[
-        "strongly",
-        "highly",
-        "recommended",
-        "optional",
-        "required",
-        "important",
-        "note",
-        "tip",
-        "experimental",
-        "beta",
-    ];
     if let Some(first) = r.words.iter().find(|w| !r.tags.contains(&w.clause)).map(|w| w.clause) {
         let words: Vec<&Word> = r.words.iter().filter(|w| w.clause == first).collect();
         if words.len() <= 3 && words.iter().all(|w| LEAD.contains(&w.norm.as_str())) {

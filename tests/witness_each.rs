@@ -60,3 +60,21 @@ fn a_length_and_a_pattern_change_on_one_string_each_get_their_own_witness() {
     assert_own_witness(&found, &old, &new, "/inputSchema/properties/branch/minLength");
     assert_own_witness(&found, &old, &new, "/inputSchema/properties/branch/pattern");
 }
+
+/// The tool's verdict is `incompatible` by a witness the decision procedure found at a removed result
+/// field: the finding about that field carries that rejection, not only "the value is dropped".
+#[test]
+fn a_finding_is_never_weaker_than_the_verdict_that_its_own_place_proves() {
+    let old =
+        json!({"type": "object", "properties": {"a": {"not": {"oneOf": [{"type": "integer", "multipleOf": 2}]}}}});
+    let new = json!({"type": "object", "properties": {}});
+    let snapshot =
+        |s: &Value| json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": s}]}).to_string();
+    let a = mcp_drift::diff_texts(&snapshot(&old), &snapshot(&new)).unwrap();
+    assert!(matches!(a.compatibility["t"].output, mcp_drift::decide::Verdict::Incompatible { .. }));
+    let f = a.findings.iter().find(|f| f.rule == RuleId::OutputPropertyRemoved).expect("the removed field");
+    let w = f.witness.as_ref().expect("a witness");
+    assert!(!w.dropped, "{w:?}");
+    let validator = |s: &Value| jsonschema::draft202012::new(s).unwrap();
+    assert!(validator(&new).is_valid(&w.instance) && !validator(&old).is_valid(&w.instance), "{w:?}");
+}

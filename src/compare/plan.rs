@@ -295,6 +295,7 @@ fn constraint_probes(
             let mut v = Vec::new();
             for l in lengths() {
                 if !patterns.is_empty()
+                    && l <= MAX_PATTERN_LENGTH
                     && let Ok(Some(s)) = crate::schema::pattern::find(&patterns, &[], l as u64, Some(l as u64))
                 {
                     v.push(json!(s));
@@ -362,6 +363,9 @@ fn constraint_probes(
     }
 }
 
+/// Longest string asked of the pattern engine for a candidate (longer bounds get the plain probes).
+const MAX_PATTERN_LENGTH: usize = 4096;
+
 /// A string the accepting side's `pattern` matches and the rejecting side's does not, of a length
 /// both sides allow (so that only the pattern rejects it), when the pattern engine finds one.
 fn separating_strings(sub: &Value, sup: &Value) -> Vec<Value> {
@@ -373,6 +377,9 @@ fn separating_strings(sub: &Value, sup: &Value) -> Vec<Value> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
+    if min > MAX_PATTERN_LENGTH as u64 {
+        return Vec::new();
+    }
     match crate::schema::pattern::find(&[yes.as_str()], &[no.as_str()], min, max) {
         Ok(Some(s)) => vec![json!(s)],
         _ => Vec::new(),

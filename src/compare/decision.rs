@@ -22,6 +22,7 @@
 use serde_json::Value;
 
 use super::probe::{self, Rejection};
+use super::witness::Witness;
 use super::{Change, ChangeKind, SchemaChange, Side};
 use crate::decide::{self, Limits, Verdict};
 
@@ -44,6 +45,16 @@ impl Compatibility {
 /// Decides one direction (`sub` accepts, `sup` is asked to reject) and reconciles `changes` with it.
 pub(super) fn settle(tool: &str, changes: &mut Vec<Change>, side: Side, (sub, sup): (&Value, &Value)) -> Verdict {
     let mut verdict = decide_only(side, (sub, sup));
+    let base = if side == Side::Input { "/inputSchema" } else { "/outputSchema" };
+    // The walk's unwitnessed break at the rejecting keyword is proven by the decision's witness, whatever
+    // else on this side already has one: every break gets its own witness.
+    if let Verdict::Incompatible { witness, instance_at, schema_at, because } = &verdict {
+        let at = format!("{base}{schema_at}");
+        if let Some(c) = changes.iter_mut().find(|c| probe::unproven(c, side, &at)) {
+            let because = if instance_at.is_empty() { because.clone() } else { format!("at {instance_at}: {because}") };
+            c.witness = Some(Witness { instance: witness.clone(), rejected_because: because, dropped: false });
+        }
+    }
     // A break a change proves with a validator-confirmed witness is the answer, whatever the
     // decision said (both are confirmed by the same validators, so they can only disagree on which
     // witness is shown).
@@ -59,7 +70,6 @@ pub(super) fn settle(tool: &str, changes: &mut Vec<Change>, side: Side, (sub, su
         }
         return verdict;
     }
-    let base = if side == Side::Input { "/inputSchema" } else { "/outputSchema" };
     match &verdict {
         // A break a change already names at the rejecting keyword (a renamed or removed property
         // whose old name now takes any value) is that change's consequence, not a second finding.

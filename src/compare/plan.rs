@@ -91,7 +91,18 @@ impl Walker<'_, '_> {
             }
             SchemaChange::Type { old, new } => {
                 let lost = if input { old.minus(*new) } else { new.minus(*old) };
-                type_probes(sub, lost, sub_root, budget)
+                let mut v = type_probes(sub, lost, sub_root, budget);
+                // A union: the lost type's own branches, whose keywords (a required `url`) the
+                // wrapper's example of that type does not know.
+                let branches = ["anyOf", "oneOf"].into_iter().find_map(|k| sub.get(k).and_then(Value::as_array));
+                for b in branches.into_iter().flatten().take(8) {
+                    let types = View::new(witness::deref(b, sub_root), "").types.intersect(lost);
+                    if !types.is_empty() {
+                        v.extend(ex(b));
+                        v.extend(type_probes(witness::deref(b, sub_root), types, sub_root, budget));
+                    }
+                }
+                v
             }
             SchemaChange::Enum { removed, added, introduced, dropped: gone } => {
                 let mut v: Vec<Value> = if input { removed } else { added }.iter().take(8).cloned().collect();
@@ -115,7 +126,9 @@ impl Walker<'_, '_> {
                 constraint_probes(keyword, old.as_ref(), new.as_ref(), sub, sup, (sub_root, budget))
             }
             SchemaChange::Pattern { .. } => {
-                let mut v = pattern_probes(sub);
+                let sup = if input { ln } else { lo };
+                let mut v = separating_strings(sub, sup);
+                v.extend(pattern_probes(sub));
                 v.extend(ex(sub));
                 v
             }
@@ -131,7 +144,19 @@ impl Walker<'_, '_> {
             }
             _ => return None,
         };
-        Some(Plan { tries: candidates.into_iter().map(|c| (self.path.clone(), c)).collect(), dropped })
+        // A change of one keyword is proven only by a rejection at that keyword.
+        let keyword = match change {
+            SchemaChange::Constraint { keyword, .. } => Some(keyword.as_str()),
+            SchemaChange::Pattern { .. } => Some("pattern"),
+            _ => None,
+        };
+        let rejecting = if input { new_ptr } else { old_ptr };
+        let at = keyword
+            .zip(rejecting)
+            .filter(|(k, p)| p.ends_with(&format!("/{k}")))
+            .and_then(|(_, p)| p.strip_prefix(self.base))
+            .map(str::to_owned);
+        Some(Plan { tries: candidates.into_iter().map(|c| (self.path.clone(), c)).collect(), dropped, at })
     }
 }
 
@@ -262,7 +287,23 @@ fn constraint_probes(
             v.extend([json!(1), json!(0.5), json!(7), json!(10)]);
             v
         }
-        "minLength" | "maxLength" => lengths().into_iter().map(|l| json!("a".repeat(l))).collect(),
+        "minLength" | "maxLength" => {
+            // Of each length, a string both sides' patterns accept (so that only the length can
+            // reject it), then the plain one.
+            let patterns: Vec<&str> =
+                [sub, sup].iter().filter_map(|s| s.get("pattern").and_then(Value::as_str)).collect();
+            let mut v = Vec::new();
+            for l in lengths() {
+                if !patterns.is_empty()
+                    && l <= MAX_PATTERN_LENGTH
+                    && let Ok(Some(s)) = crate::schema::pattern::find(&patterns, &[], l as u64, Some(l as u64))
+                {
+                    v.push(json!(s));
+                }
+                v.push(json!("a".repeat(l)));
+            }
+            v
+        }
         "minItems" | "maxItems" => lengths().into_iter().map(|l| Value::Array(vec![item(); l])).collect(),
         "uniqueItems" => vec![Value::Array(vec![item(), item()])],
         "minContains" | "maxContains" => {
@@ -313,7 +354,34 @@ fn constraint_probes(
                 })
                 .collect()
         }
-        "pattern" => pattern_probes(sub),
+        "pattern" => {
+            let mut v = separating_strings(sub, sup);
+            v.extend(pattern_probes(sub));
+            v
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Longest string asked of the pattern engine for a candidate (longer bounds get the plain probes).
+const MAX_PATTERN_LENGTH: usize = 4096;
+
+/// A string the accepting side's `pattern` matches and the rejecting side's does not, of a length
+/// both sides allow (so that only the pattern rejects it), when the pattern engine finds one.
+fn separating_strings(sub: &Value, sup: &Value) -> Vec<Value> {
+    let pattern = |s: &Value| s.get("pattern").and_then(Value::as_str).map(str::to_owned);
+    let (Some(yes), Some(no)) = (pattern(sub), pattern(sup)) else { return Vec::new() };
+    let len = |s: &Value, k: &str| s.get(k).and_then(Value::as_u64);
+    let min = len(sub, "minLength").unwrap_or(0).max(len(sup, "minLength").unwrap_or(0));
+    let max = match (len(sub, "maxLength"), len(sup, "maxLength")) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    if min > MAX_PATTERN_LENGTH as u64 {
+        return Vec::new();
+    }
+    match crate::schema::pattern::find(&[yes.as_str()], &[no.as_str()], min, max) {
+        Ok(Some(s)) => vec![json!(s)],
         _ => Vec::new(),
     }
 }

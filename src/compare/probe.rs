@@ -164,16 +164,7 @@ pub(super) fn record(tool: &str, changes: &mut Vec<Change>, side: Side, (sub, su
     let witness = Witness { instance: r.instance, rejected_because: r.because, dropped: false };
     // A break the walk found at the rejecting keyword but could not witness is proven by this
     // candidate: it keeps its own, more specific rule and gets the witness.
-    let unproven = changes.iter_mut().find(|c| match &c.kind {
-        ChangeKind::Schema { side: s, change } if *s == side => {
-            let ptr = if input { c.new_ptr.as_deref() } else { c.old_ptr.as_deref() };
-            c.witness.is_none()
-                && !matches!(change, SchemaChange::CannotDecide { .. })
-                && super::breaks(side, change)
-                && ptr.is_some_and(|p| related(p, &at))
-        }
-        _ => false,
-    });
+    let unproven = changes.iter_mut().find(|c| unproven(c, side, &at));
     if let Some(change) = unproven {
         change.witness = Some(witness);
         return;
@@ -200,6 +191,24 @@ pub(super) fn record(tool: &str, changes: &mut Vec<Change>, side: Side, (sub, su
         witness: Some(witness),
         plan: None,
     });
+}
+
+/// Whether `c` is a break on `side` that the walk found but no rejected witness proves yet, at or around the
+/// rejecting keyword `at` (a pointer into the rejecting schema, in the tool).
+pub(super) fn unproven(c: &Change, side: Side, at: &str) -> bool {
+    match &c.kind {
+        ChangeKind::Schema { side: s, change } if *s == side => {
+            let ptr = if side == Side::Input { c.new_ptr.as_deref() } else { c.old_ptr.as_deref() };
+            // A removed property's witness that only shows a value silently dropped proves no
+            // rejection (a rename's stays: the dropped old name is what it is about).
+            let open =
+                c.witness.as_ref().is_none_or(|w| w.dropped && matches!(change, SchemaChange::PropertyRemoved { .. }));
+            open && !matches!(change, SchemaChange::CannotDecide { .. })
+                && super::breaks(side, change)
+                && ptr.is_some_and(|p| related(p, at))
+        }
+        _ => false,
+    }
 }
 
 /// An upper bound of the subschemas one validation against `root` visits, with each `$ref` target

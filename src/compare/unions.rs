@@ -92,7 +92,7 @@ impl<'a> Walker<'a, '_> {
             old_ptr: Some(op),
             new_ptr: Some(np),
             witness: None,
-            plan: breaking.then_some(Plan { tries, dropped: None }),
+            plan: breaking.then_some(Plan { tries, dropped: None, at: None }),
         });
     }
 
@@ -157,7 +157,7 @@ impl<'a> Walker<'a, '_> {
             old_ptr: Some(op.to_owned()),
             new_ptr: Some(np.to_owned()),
             witness: None,
-            plan: Some(Plan { tries, dropped: None }),
+            plan: Some(Plan { tries, dropped: None, at: None }),
         });
         true
     }

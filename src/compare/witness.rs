@@ -41,6 +41,10 @@ pub struct Plan {
     /// The change drops a declared name without making validation fail (a removed or renamed
     /// parameter of an open schema): a witness accepted by both sides still proves it.
     pub dropped: Option<String>,
+    /// For a change of one keyword (a bound, a `pattern`): where that keyword is written in the
+    /// rejecting schema, relative to its root. A witness must be rejected there: an instance rejected
+    /// only by another change at the same place is that change's witness, not this one's.
+    pub at: Option<String>,
 }
 
 /// A confirmed counterexample.

@@ -36,6 +36,9 @@ type Validators = (Option<jsonschema::Validator>, Option<jsonschema::Validator>)
 /// builds a hash set of a million values, twice, for a handful of instances.
 const LONG_ENUM: usize = 256;
 
+/// Validation errors of one candidate looked at to tell whose rejection it is.
+const MAX_ERRORS: usize = 16;
+
 fn build(schema: &Value) -> Option<jsonschema::Validator> {
     jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(schema).ok()
 }
@@ -90,16 +93,28 @@ impl<'s> Judge<'s> {
             (whole.0.as_ref()?, whole.1.as_ref()?)
         };
         let mut dropped = None;
+        // A witness rejected at the change's keyword and elsewhere too, kept until one rejected there
+        // alone is found.
+        let mut shared = None;
         for instance in instances {
             if !sub.is_valid(&instance) {
                 continue;
             }
             match sup.validate(&instance) {
                 Err(e) => {
-                    let at = e.instance_path().to_string();
-                    let message = self.message(&e);
-                    let because = if at.is_empty() { message } else { format!("at {at}: {message}") };
-                    return Some(Witness { instance, rejected_because: because, dropped: false });
+                    let Some(at) = &plan.at else {
+                        return Some(self.witness(instance.clone(), &e));
+                    };
+                    // Bounded: a few errors are enough to tell whose rejection this is.
+                    let errors: Vec<_> = sup.iter_errors(&instance).take(MAX_ERRORS).collect();
+                    let own = |e: &&jsonschema::ValidationError<'_>| self.rejects_at(e, at);
+                    let Some(mine) = errors.iter().find(own) else { continue };
+                    if errors.iter().all(|e| own(&e)) {
+                        return Some(self.witness(instance.clone(), mine));
+                    }
+                    if shared.is_none() {
+                        shared = Some(self.witness(instance.clone(), mine));
+                    }
                 }
                 Ok(()) => {
                     if let (Some(name), None) = (&plan.dropped, &dropped) {
@@ -114,7 +129,24 @@ impl<'s> Judge<'s> {
                 }
             }
         }
-        dropped
+        shared.or(dropped)
+    }
+
+    /// A witness with the validator's reason for rejecting it.
+    fn witness(&self, instance: Value, e: &jsonschema::ValidationError<'_>) -> Witness {
+        let at = e.instance_path().to_string();
+        let message = self.message(e);
+        let because = if at.is_empty() { message } else { format!("at {at}: {message}") };
+        Witness { instance, rejected_because: because, dropped: false }
+    }
+
+    /// Whether the rejection `e` is at the keyword written at `at` (a pointer into the rejecting
+    /// schema). A location the document does not hold as written (evaluated through a `$ref`) cannot
+    /// be told apart, and counts.
+    fn rejects_at(&self, e: &jsonschema::ValidationError<'_>, at: &str) -> bool {
+        let path = e.schema_path().to_string();
+        let loc = schema::resolvable(self.sup, &path);
+        loc != path || loc == at || loc.starts_with(&format!("{at}/")) || at.starts_with(&format!("{loc}/"))
     }
 
     /// Whether validating `instance` against both documents is within bounds. The validator has no

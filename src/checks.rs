@@ -240,7 +240,7 @@ fn finding(
         evidence,
         severity_reason: None,
     };
-    if f.rule == RuleId::InputConstraintTightened
+    if matches!(f.rule, RuleId::InputConstraintTightened | RuleId::InputAdditionalPropertiesClosed)
         && let Some(lowered) = lowered
     {
         f.why = lowered.why;

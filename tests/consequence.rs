@@ -150,3 +150,25 @@ fn json_keeps_the_verdict_and_adds_the_reason_and_configuration_still_wins() {
     assert_eq!(doc["findings"][0]["severity"], "error");
     assert!(doc["findings"][0].get("severity_reason").is_none(), "{out}");
 }
+
+/// Closing an input object that already declared its parameters is a warning (a call planned from the
+/// old schema is unaffected), with its witness and reason; closing one that declared nothing stays an
+/// error (every argument an old caller sent was undeclared). The verdict stays incompatible either way.
+#[test]
+fn closing_a_declared_object_is_a_warning_and_an_empty_one_an_error() {
+    let tool = |schema: Value| json!({"tools": [{"name": "search", "inputSchema": schema}]}).to_string();
+    let declared = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+    let mut closed = declared.clone();
+    closed["additionalProperties"] = json!(false);
+    let a = mcp_drift::diff_texts(&tool(declared), &tool(closed)).unwrap();
+    let f = a.findings.iter().find(|f| f.rule == RuleId::InputAdditionalPropertiesClosed).expect("a finding");
+    assert_eq!(f.severity, Severity::Warning, "{f:#?}");
+    assert!(f.witness.is_some() && f.severity_reason.is_some(), "{f:#?}");
+    let a = mcp_drift::diff_texts(
+        &tool(json!({"type": "object"})),
+        &tool(json!({"type": "object", "additionalProperties": false})),
+    )
+    .unwrap();
+    let f = a.findings.iter().find(|f| f.rule == RuleId::InputAdditionalPropertiesClosed).expect("a finding");
+    assert_eq!(f.severity, Severity::Error, "{f:#?}");
+}

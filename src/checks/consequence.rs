@@ -64,6 +64,11 @@ const FLOATS: &[(f64, &str)] = &[
 
 /// The lowered severity of `change`, when its schema proves the rejected set harmless or degenerate.
 pub(super) fn lowered(change: &Change, old_tool: Option<&Tool>, new_tool: Option<&Tool>) -> Option<Lowered> {
+    if let ChangeKind::Schema { side: Side::Input, change: SchemaChange::AdditionalProperties { closed: true } } =
+        &change.kind
+    {
+        return closed_beside_declared(change, old_tool?);
+    }
     let ChangeKind::Schema { side: Side::Input, change: SchemaChange::Constraint { keyword, old, new, delta } } =
         &change.kind
     else {
@@ -122,6 +127,35 @@ pub(super) fn lowered(change: &Change, old_tool: Option<&Tool>, new_tool: Option
             "Check that no caller sends {what} on purpose; if one may, treat it like an absent value on the server \
              for a deprecation window before rejecting it."
         ),
+        reason: SeverityReason { severity: Severity::Warning, reason },
+    })
+}
+
+/// `additionalProperties: false` added to an input object that already declared its parameters: a call
+/// planned from the old schema sends declared names only and is unaffected; only a call that sent a
+/// name the schema never declared is now rejected. A `warning` with the witness (measured on the dev
+/// release pairs, issue #31: an SDK upgrade closed 90 schemas of one server at once, none labelled
+/// blocking). An object that declared nothing stays an `error`: every argument an old caller sent was
+/// undeclared.
+fn closed_beside_declared(change: &Change, old_tool: &Tool) -> Option<Lowered> {
+    let ptr = change.old_ptr.as_deref().or(change.new_ptr.as_deref())?;
+    let holder = ptr.strip_suffix("/additionalProperties").unwrap_or(ptr);
+    let object = old_tool.value().pointer(holder)?.as_object()?;
+    let declared = object.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
+    if !declared || object.contains_key("patternProperties") {
+        return None;
+    }
+    let reason = "the object already declared its parameters: a call planned from the old schema sends declared names \
+                  only and is unaffected; only a call that sends an undeclared name is now rejected"
+        .to_owned();
+    Some(Lowered {
+        why: format!(
+            "By default reported at `warning`, not `error`: {reason}. A renamed or removed parameter has its own finding."
+        ),
+        migration:
+            "Check that no caller sends extra names (metadata, parameters only the description mentioned); if one \
+                    may, accept and ignore them for a deprecation window before closing the object."
+                .to_owned(),
         reason: SeverityReason { severity: Severity::Warning, reason },
     })
 }

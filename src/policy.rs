@@ -35,12 +35,19 @@ fn settings_text(name: &str, bytes: Vec<u8>) -> Result<String, Error> {
 }
 
 /// A notice when the working tree's `path` differs from `committed` (its bytes at `rev`, `None` when
-/// absent there): the run used the revision's `what`, and `option` chooses another.
-fn changed_note(rev: &str, path: &str, committed: Option<&[u8]>, what: &str, option: &str) -> Option<String> {
+/// absent there): the run used the revision's `what`, and `option` chooses another. The working
+/// tree's file is read up to `cap` bytes.
+pub(crate) fn changed_note(
+    rev: &str,
+    path: &str,
+    committed: Option<&[u8]>,
+    (what, option): (&str, &str),
+    cap: u64,
+) -> Option<String> {
     let local = Path::new(path);
     let present = std::fs::symlink_metadata(local).is_ok();
     // Unreadable (a FIFO, too large): not used, and not the same as the revision's.
-    let current = present.then(|| read::file(local, read::MAX_SETTINGS_BYTES, SETTINGS_LIMIT).ok()).flatten();
+    let current = present.then(|| read::file(local, cap, SETTINGS_LIMIT).ok()).flatten();
     match (committed, present) {
         (None, false) => None,
         (Some(c), true) if current.as_deref() == Some(c) => None,
@@ -146,7 +153,13 @@ impl Policy {
         let name = format!("{rev}:{CONFIG_FILE}");
         let committed = git::read_file(rev, CONFIG_FILE, read::MAX_SETTINGS_BYTES, SETTINGS_LIMIT)?;
         let mut notes = Vec::new();
-        if let Some(note) = changed_note(rev, CONFIG_FILE, committed.as_deref(), "configuration", "--config") {
+        if let Some(note) = changed_note(
+            rev,
+            CONFIG_FILE,
+            committed.as_deref(),
+            ("configuration", "--config"),
+            read::MAX_SETTINGS_BYTES,
+        ) {
             notes.push(note);
         }
         let Some(bytes) = committed else { return Ok(Policy { today: today(), notes, ..Policy::default() }) };
@@ -154,7 +167,9 @@ impl Policy {
         let mut policy = Policy::from_text(&name, &text, |baseline| {
             let path = baseline.to_string_lossy().into_owned();
             let committed = git::read_file(rev, &path, read::MAX_SETTINGS_BYTES, SETTINGS_LIMIT)?;
-            if let Some(note) = changed_note(rev, &path, committed.as_deref(), "baseline", "--baseline") {
+            if let Some(note) =
+                changed_note(rev, &path, committed.as_deref(), ("baseline", "--baseline"), read::MAX_SETTINGS_BYTES)
+            {
                 notes.push(note);
             }
             let Some(bytes) = committed else { return Ok(None) };

@@ -246,6 +246,10 @@ struct InputArgs {
     /// Configuration and baseline files are capped at 16 MiB.
     #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "256MiB")]
     max_input_bytes: u64,
+    /// The most bytes read for one side in all: every snapshot file of a directory or git tree
+    /// together, each path counted (hard links and entries sharing one blob too).
+    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "1GiB")]
+    max_total_bytes: u64,
     /// Read only snapshot files matching this glob (repeatable; gitignore-style `**`), matched against
     /// the path relative to the directory given, or a single file's own path. Same at git revisions.
     #[arg(long, value_name = "GLOB")]
@@ -262,7 +266,8 @@ impl InputArgs {
 
     /// The files to read: these flags with the configuration's `include`/`exclude`.
     fn select(&self, config: &mcp_drift::policy::Config) -> Result<Select, mcp_drift::Error> {
-        Select::with_config(&self.include, &self.exclude, &config.include, &config.exclude)
+        Ok(Select::with_config(&self.include, &self.exclude, &config.include, &config.exclude)?
+            .with_max_total_bytes(self.max_total_bytes))
     }
 }
 

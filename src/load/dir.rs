@@ -60,6 +60,12 @@ pub fn gather(source: &Source, limits: Limits, select: &Select) -> Result<Option
             let display =
                 |b: &git::Blob| if directory { format!("{rev}:{dir}/{}", b.rel) } else { format!("{rev}:{path}") };
             let blobs: Vec<git::Blob> = blobs.into_iter().filter(|b| select.selects(&b.rel)).collect();
+            // Every entry counts, shared blobs too (each is parsed as its own file); decided from the
+            // listing's sizes, before anything is read.
+            let total = blobs.iter().fold(0u64, |sum, b| sum.saturating_add(b.size));
+            if total > select.max_total_bytes() {
+                return Err(over_total(&source.label(), total, blobs.len(), select.max_total_bytes()));
+            }
             let bytes = git::read_blobs(&blobs, cap, read::INPUT_LIMIT, &display)?;
             let files = blobs
                 .iter()
@@ -123,16 +129,35 @@ fn read_path(
         return Ok((false, vec![(path.to_path_buf(), source.label(), rel, bytes)]));
     }
     let mut files = Vec::new();
+    let (total, mut used) = (select.max_total_bytes(), 0u64);
     for file in snapshot_files(path)? {
         let rel = relative(path, &file);
         if !select.selects(&rel) {
             continue;
         }
-        let bytes = read::file(&file, cap, read::INPUT_LIMIT)?;
+        // Every path counts, hard links to one file too: each is parsed as a file of its own.
+        let size = std::fs::metadata(&file).map_or(0, |m| m.len());
+        if used.saturating_add(size) > total {
+            return Err(over_total(&source.label(), used.saturating_add(size), files.len() + 1, total));
+        }
+        // A file that grows after its size was taken still stops at the total.
+        let left = total - used;
+        let bytes = read::file(&file, cap.min(left), if left < cap { read::TOTAL_LIMIT } else { read::INPUT_LIMIT })?;
+        used += bytes.len() as u64;
         let name = file.display().to_string();
         files.push((file, name, rel, bytes));
     }
     Ok((true, files))
+}
+
+/// The error for a side whose selected files hold more than `--max-total-bytes` together.
+fn over_total(label: &str, bytes: u64, files: usize, total: u64) -> Error {
+    Error::Usage(format!(
+        "{}: its snapshot files hold at least {bytes} bytes together ({files} file(s)), over the {} limit of \
+         {total} bytes for one side; raise it, or read fewer files with --include/--exclude",
+        crate::text::line(label),
+        read::TOTAL_LIMIT
+    ))
 }
 
 fn relative(base: &Path, p: &Path) -> String {

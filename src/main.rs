@@ -184,6 +184,9 @@ struct CaptureArgs {
     /// How long each step (initialize, each tools/list page) may take: 30s, 500ms, 2m.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = mcp_drift::capture::plan::parse_timeout)]
     timeout: std::time::Duration,
+    /// How long the whole capture may take, every step and page together: 2m, 90s.
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = mcp_drift::capture::plan::parse_timeout)]
+    deadline: std::time::Duration,
     /// Keep the tools' `_meta` (left out by default: servers put volatile data there).
     #[arg(long)]
     keep_meta: bool,
@@ -630,6 +633,7 @@ fn capture_command(args: CaptureArgs) -> Result<ExitCode, mcp_drift::Error> {
         keep_meta: args.keep_meta,
         limits: mcp_drift::capture::Limits::default(),
         transport: mcp_drift::mcp::Limits { timeout: args.timeout, ..mcp_drift::mcp::Limits::default() },
+        deadline: args.deadline,
         stderr,
     })?;
     let server = &done.capture.server;

@@ -133,7 +133,9 @@ impl Capture {
             .iter()
             .map(|tool| {
                 let stem = file_stem(name_of(tool).unwrap_or("unnamed"));
-                let n = taken.entry(stem.clone()).or_insert(0);
+                // Counted without case: `Dup.snap` and `dup.snap` are one file on macOS and Windows.
+                // A real name never ends in `~N` here: `file_stem` escapes `~`.
+                let n = taken.entry(stem.to_ascii_lowercase()).or_insert(0);
                 *n += 1;
                 let stem = if *n == 1 { stem } else { format!("{stem}~{n}") };
                 (format!("{stem}.snap"), canonical(tool))
@@ -204,8 +206,13 @@ pub fn write_dir(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
         Err(e) => return Err(io(dir, &e)),
     }
     let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let fresh =
-        tempfile::Builder::new().prefix(".mcp-drift-capture-").tempdir_in(parent).map_err(|e| io(parent, &e))?;
+    // Made with the umask's permissions (a temporary directory is 0700 otherwise), and removed if a
+    // signal ends the run before it takes `dir`'s place.
+    let fresh = crate::policy::temp_dir_builder()
+        .prefix(".mcp-drift-capture-")
+        .tempdir_in(parent)
+        .map_err(|e| io(parent, &e))?;
+    let _pending = crate::policy::Pending::file(fresh.path());
     for (name, text) in files {
         let path = fresh.path().join(name);
         std::fs::write(&path, text).map_err(|e| io(&path, &e))?;
@@ -318,6 +325,16 @@ mod tests {
         let c = capture_of(json!([{"name": "a"}, {"name": "a"}, {"name": "b"}]));
         let names: Vec<String> = c.files().into_iter().map(|(n, _)| n).collect();
         assert_eq!(names, ["a.snap", "a~2.snap", "b.snap"]);
+    }
+
+    /// Two tools of one name and a third whose real name is the second's numbered one; and names
+    /// that differ only in case, which are one file on case-insensitive file systems.
+    #[test]
+    fn numbered_files_collide_with_no_other_tool() {
+        let c = capture_of(json!([{"name": "dup"}, {"name": "dup"}, {"name": "dup~2"}, {"name": "Dup"}]));
+        let names: Vec<String> = c.files().into_iter().map(|(n, _)| n.to_ascii_lowercase()).collect();
+        let distinct: std::collections::BTreeSet<&String> = names.iter().collect();
+        assert_eq!(distinct.len(), 4, "{names:?}");
     }
 
     #[test]

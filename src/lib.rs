@@ -312,23 +312,27 @@ pub fn verify_source(
     lock_path: &std::path::Path,
     limits: load::Limits,
 ) -> Result<(Analysis, lock::LockFile, lock::LockFile), Error> {
-    verify_selected(snapshot, lock_path, limits, &load::Select::default())
+    verify_selected(snapshot, &load::Source::Path(lock_path.to_path_buf()), limits, &load::Select::default())
 }
 
-/// [`verify_source`] of the files `select` selects.
+/// [`verify_source`] of the files `select` selects, with the lock read from `lock` (a file, `REV:PATH`
+/// or standard input, see [`lock::load_source`]).
 ///
 /// # Errors
-/// As [`verify`].
+/// As [`verify`]; also when both the snapshot and the lock are standard input.
 pub fn verify_selected(
     snapshot: &load::Source,
-    lock_path: &std::path::Path,
+    lock: &load::Source,
     limits: load::Limits,
     select: &load::Select,
 ) -> Result<(Analysis, lock::LockFile, lock::LockFile), Error> {
+    if *snapshot == load::Source::Stdin && *lock == load::Source::Stdin {
+        return Err(Error::Usage("only one of the snapshot and the lock can be read from standard input".into()));
+    }
     let (old, new) = rayon::join(
         || {
             let mut sources = Sources::default();
-            lock::load(lock_path, limits, &mut sources).map(|s| (sources, s))
+            lock::load_source(lock, limits, &mut sources).map(|s| (sources, s))
         },
         || {
             let mut sources = Sources::default();
@@ -339,12 +343,13 @@ pub fn verify_selected(
             })
         },
     );
-    let ((mut sources, (locked, mut old)), (new_sources, mut new, current)) = (old?, new?);
+    let ((mut sources, (locked, mut old, lock_note)), (new_sources, mut new, current)) = (old?, new?);
     sources.absorb(new_sources, &mut new);
     // A tool whose hash is the locked one has the locked contract: compared without a walk.
     lock::pin(&mut old, &locked);
     lock::pin(&mut new, &current);
     let mut analysis = analyze(sources, old, new);
+    analysis.notes.extend(lock_note);
     // The lock records contracts, not the files they came from: a selection cannot be applied to it.
     let gone = analysis.findings.iter().filter(|f| f.rule == RuleId::ToolRemoved).count();
     if !select.is_all() && gone > 0 {

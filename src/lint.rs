@@ -528,7 +528,8 @@ fn schema_checks(doc: &Doc<'_>, out: &mut Vec<Hit>) {
 /// their pointers.
 fn bad_patterns(doc: &Doc<'_>, draft: jsonschema::Draft) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let check = |p: &str| jsonschema::options().with_draft(draft).build(&serde_json::json!({"pattern": p})).err();
+    let check =
+        |p: &str| schema::regex_budget::options().with_draft(draft).build(&serde_json::json!({"pattern": p})).err();
     for (ptr, map) in &doc.nodes {
         if let Some(Value::String(p)) = map.get("pattern")
             && let Some(e) = check(p)
@@ -624,7 +625,13 @@ fn required_declared(doc: &Doc<'_>, out: &mut Vec<Hit>) {
             let matched = names_matcher
                 .get_or_init(|| patterns.map(pattern_matcher))
                 .as_ref()
-                .map(|m| m.as_ref().map(|v| v.is_valid(&serde_json::json!({ name: null }))));
+                // A match that ran out of its budget counts as a match: no finding that cannot be decided.
+                .map(|m| {
+                    m.as_ref().map(|v| {
+                        v.validate(&serde_json::json!({ name: null }))
+                            .map_or_else(|e| schema::regex_budget::is_undecided(&e), |()| true)
+                    })
+                });
             let pointer = format!("{ptr}/required/{i}");
             if closed && matches!(matched, None | Some(Some(false))) {
                 out.push(
@@ -694,7 +701,7 @@ fn declared(root: &Value, map: &Map<String, Value>) -> BTreeSet<String> {
 fn pattern_matcher(patterns: &Map<String, Value>) -> Option<jsonschema::Validator> {
     let any: Vec<Value> = patterns.keys().map(|p| serde_json::json!({"pattern": p})).collect();
     let probe = serde_json::json!({"propertyNames": {"anyOf": any}});
-    jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(&probe).ok()
+    schema::regex_budget::options().build(&probe).ok()
 }
 
 /// `lint-default-invalid` and `lint-enum-default-mismatch`: `default` and `examples` values that their
@@ -732,6 +739,11 @@ fn defaults(doc: &Doc<'_>, draft: jsonschema::Draft, out: &mut Vec<Hit>) {
             }
             let v = validator.get_or_insert_with(|| standalone_validator(root, map, draft));
             if let Some(err) = v.as_ref().and_then(|v| v.validate(value).err()) {
+                if schema::regex_budget::is_undecided(&err) {
+                    // Cannot decide here; the other values of this schema would cost as much.
+                    out.push(undecided_pattern(doc.side, &pointer, keyword));
+                    break;
+                }
                 let at = err.instance_path().to_string();
                 let mut reason = escape(&err.to_string());
                 if !at.is_empty() {
@@ -747,6 +759,26 @@ fn defaults(doc: &Doc<'_>, draft: jsonschema::Draft, out: &mut Vec<Hit>) {
             }
         }
     }
+}
+
+/// A `default` or `examples` value whose validity is not decided: matching a `pattern` against it ran
+/// out of its budget ([`schema::regex_budget`]). Reported once per schema, where it happened.
+fn undecided_pattern(side: &str, pointer: &str, keyword: &str) -> Hit {
+    Hit::new(RuleId::LintSchemaInvalid, pointer.to_owned())
+        .severity(Severity::Warning)
+        .var("what", side)
+        .var("how", "could not be checked")
+        .var("dialect", "pattern")
+        .var(
+            "detail",
+            format!(
+                "whether this `{keyword}` value is valid is not decided: matching a `pattern` against it ran out of \
+                 its budget ({} backtracking steps), and later values of this schema were not judged",
+                schema::regex_budget::BACKTRACK_LIMIT
+            ),
+        )
+        .var("effect", "a client's regex engine may spend as long, or longer, on such a value")
+        .var("advice", "write the `pattern` without back-references or nested repetition")
 }
 
 /// A validator for one subschema on its own; local references into the root's definitions keep
@@ -767,7 +799,7 @@ fn standalone_validator(
             }
         }
     }
-    jsonschema::options().with_draft(draft).build(&Value::Object(schema)).ok()
+    schema::regex_budget::options().with_draft(draft).build(&Value::Object(schema)).ok()
 }
 
 #[cfg(test)]

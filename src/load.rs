@@ -463,7 +463,11 @@ pub fn parse_found(found: Option<dir::Found>, sources: &mut Sources, mode: Mode)
     }
     let mut parsed = Vec::with_capacity(found.files.len());
     for file in found.files {
-        let (id, entries) = shape::parse_file(sources, file.name, file.bytes, mode)?;
+        let (id, entries) = if found.directory {
+            shape::parse_tool_file(sources, file.name, file.bytes, mode)?
+        } else {
+            shape::parse_file(sources, file.name, file.bytes, mode)?
+        };
         sources.files[id].path = file.path;
         parsed.push((file.rel, entries));
     }

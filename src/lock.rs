@@ -302,24 +302,17 @@ pub fn read_text(path: &Path, limits: crate::load::Limits) -> Result<(LockFile, 
 
 /// A lock in another layout than `lock` writes (or not a lock at all) read as `serde` reads it: its
 /// message says what is wrong, and each contract is hashed as it is.
-fn read_strict(path: &Path, limits: crate::load::Limits) -> Result<(LockFile, String), Error> {
-    let name = path.display().to_string();
-    let (strict, version, text) = crate::policy::read_versioned(
-        path,
-        limits.max_input_bytes,
-        "corrupt lock",
-        "; create it with `mcp-drift lock`",
-        |l: &Strict| l.version,
-    )?;
-    crate::policy::check_version(path, "lock", version)?;
+fn read_strict(name: &str, text: &str) -> Result<LockFile, Error> {
+    let (strict, version) = crate::policy::parse_versioned(name, text, "corrupt lock", |l: &Strict| l.version)?;
+    crate::policy::check_version(Path::new(name), "lock", version)?;
     let mut tools = BTreeMap::new();
     for (tool, locked) in strict.tools {
         if hash(&locked.contract) != locked.sha256 {
-            return Err(corrupt(&name, &tool));
+            return Err(corrupt(name, &tool));
         }
         tools.insert(tool, LockedTool { sha256: locked.sha256 });
     }
-    Ok((LockFile { version, tools }, text))
+    Ok(LockFile { version, tools })
 }
 
 fn corrupt(file: &str, tool: &str) -> Error {
@@ -339,18 +332,83 @@ fn corrupt(file: &str, tool: &str) -> Error {
 pub fn load(path: &Path, limits: crate::load::Limits, sources: &mut Sources) -> Result<(LockFile, Snapshot), Error> {
     let name = path.display().to_string();
     let text = crate::policy::read_own_text(path, limits.max_input_bytes, "; create it with `mcp-drift lock`")?;
-    let mut own = Sources::default();
-    if let Ok((mut snapshot, Some(index))) = crate::load::load_lock_indexed(&name, path, text.into_bytes(), &mut own) {
-        crate::policy::check_version(path, "lock", index.version)?;
-        let text = own.files.first().map(|f| std::sync::Arc::clone(&f.text)).unwrap_or_default();
-        let tools = checked(&name, &text, index.entries)?;
-        sources.absorb(own, &mut snapshot);
-        return Ok((LockFile { version: index.version, tools }, snapshot));
+    load_text(&name, path, text, sources)
+}
+
+/// [`load`] of a lock named by a command-line source: a file, `REV:PATH` (the lock as committed at a
+/// revision, so a pull request cannot judge itself with the lock it brings) or `-` (standard input).
+///
+/// The third value is a one-line notice when the lock was read at a revision and the working tree's
+/// file of that path differs (the pull request changes its own lock).
+///
+/// # Errors
+/// As [`load`]; also a revision that does not exist, and a path absent at it.
+pub fn load_source(
+    source: &crate::load::Source,
+    limits: crate::load::Limits,
+    sources: &mut Sources,
+) -> Result<(LockFile, Snapshot, Option<String>), Error> {
+    use crate::load::{Source, git, read};
+    let mut note = None;
+    let (name, path, bytes) = match source {
+        Source::Path(p) => return load(p, limits, sources).map(|(l, s)| (l, s, None)),
+        Source::Stdin => ("<stdin>".to_owned(), "<stdin>".to_owned(), read::stdin(limits.max_input_bytes)?),
+        Source::Git { rev, path } => {
+            let name = format!("{rev}:{path}");
+            let Some(bytes) = git::read_file(rev, path, limits.max_input_bytes, read::INPUT_LIMIT)? else {
+                return Err(Error::Input {
+                    file: name,
+                    line: 0,
+                    column: 0,
+                    message: format!(
+                        "there is no lock `{path}` at `{rev}`; create it with `mcp-drift lock` and commit it"
+                    ),
+                });
+            };
+            note = crate::policy::changed_note(rev, path, Some(&bytes), ("lock", "--lock"), limits.max_input_bytes);
+            (name, path.clone(), bytes)
+        }
+    };
+    let text = String::from_utf8(bytes).map_err(|_| Error::Input {
+        file: name.clone(),
+        line: 0,
+        column: 0,
+        message: "file is not valid UTF-8".into(),
+    })?;
+    load_text(&name, Path::new(&path), text, sources).map(|(l, s)| (l, s, note))
+}
+
+/// [`load`] of a lock's text already read; `name` is shown, `path` is its repository path.
+fn load_text(name: &str, path: &Path, text: String, sources: &mut Sources) -> Result<(LockFile, Snapshot), Error> {
+    if text.trim().is_empty() {
+        // The strict reading says where the JSON ends.
+        read_strict(name, &text)?;
     }
-    // Not in the lock's shape: the strict reading says why, or reads it as it is.
-    let (lock, text) = read_strict(path, limits)?;
-    let snapshot = locked_snapshot(text, path, sources)?;
-    Ok((lock, snapshot))
+    let mut own = Sources::default();
+    let loaded = crate::load::load_lock_indexed(name, path, text.into_bytes(), &mut own);
+    // The text as loading kept it: what the strict reading below judges, without a second read.
+    let kept = own.files.first().map(|f| std::sync::Arc::clone(&f.text));
+    match (loaded, kept) {
+        (Ok((mut snapshot, Some(index))), Some(text)) => {
+            crate::policy::check_version(Path::new(name), "lock", index.version)?;
+            let tools = checked(name, &text, index.entries)?;
+            sources.absorb(own, &mut snapshot);
+            Ok((LockFile { version: index.version, tools }, snapshot))
+        }
+        // Not in the lock's shape: the strict reading says why, or reads it as it is.
+        (Ok((mut snapshot, None)), Some(text)) => {
+            let lock = read_strict(name, &text)?;
+            sources.absorb(own, &mut snapshot);
+            Ok((lock, snapshot))
+        }
+        (Err(e), Some(text)) => {
+            read_strict(name, &text)?;
+            Err(e)
+        }
+        (Ok(_) | Err(_), None) => {
+            Err(Error::Input { file: name.to_owned(), line: 0, column: 0, message: "corrupt lock: not JSON".into() })
+        }
+    }
 }
 
 /// The entries (name, hash, contract bytes in `text`) whose hash is that of their contract; the

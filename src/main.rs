@@ -40,6 +40,10 @@ enum Command {
     Lint {
         #[command(flatten)]
         target: LintTarget,
+        /// Read the configuration and the baseline it names as committed at this git revision (the
+        /// snapshots are still the working tree's): a pull request cannot relax its own lint.
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -59,8 +63,14 @@ enum Command {
     /// Check SNAPSHOT against the lock: every drifted tool is explained with the diff's rules.
     Verify {
         snapshot: String,
+        /// The lock: a file, `REV:PATH` (as committed at a git revision) or `-` (standard input). With
+        /// --base, a relative path is read at REV (write `./PATH` for the working tree's file).
         #[arg(long, default_value = mcp_drift::lock::LOCK_FILE)]
-        lock: std::path::PathBuf,
+        lock: String,
+        /// Verify against the lock, configuration and baseline as committed at this git revision, so a
+        /// pull request that rewrites the lock (`verify --update`) cannot pass its own change.
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
         /// Rewrite the lock after review.
         #[arg(long)]
         update: bool,
@@ -174,6 +184,9 @@ struct CaptureArgs {
     /// How long each step (initialize, each tools/list page) may take: 30s, 500ms, 2m.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = mcp_drift::capture::plan::parse_timeout)]
     timeout: std::time::Duration,
+    /// How long the whole capture may take, every step and page together: 2m, 90s.
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = mcp_drift::capture::plan::parse_timeout)]
+    deadline: std::time::Duration,
     /// Keep the tools' `_meta` (left out by default: servers put volatile data there).
     #[arg(long)]
     keep_meta: bool,
@@ -236,6 +249,10 @@ struct InputArgs {
     /// Configuration and baseline files are capped at 16 MiB.
     #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "256MiB")]
     max_input_bytes: u64,
+    /// The most bytes read for one side in all: every snapshot file of a directory or git tree
+    /// together, each path counted (hard links and entries sharing one blob too).
+    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "1GiB")]
+    max_total_bytes: u64,
     /// Read only snapshot files matching this glob (repeatable; gitignore-style `**`), matched against
     /// the path relative to the directory given, or a single file's own path. Same at git revisions.
     #[arg(long, value_name = "GLOB")]
@@ -252,7 +269,8 @@ impl InputArgs {
 
     /// The files to read: these flags with the configuration's `include`/`exclude`.
     fn select(&self, config: &mcp_drift::policy::Config) -> Result<Select, mcp_drift::Error> {
-        Select::with_config(&self.include, &self.exclude, &config.include, &config.exclude)
+        Ok(Select::with_config(&self.include, &self.exclude, &config.include, &config.exclude)?
+            .with_max_total_bytes(self.max_total_bytes))
     }
 }
 
@@ -286,6 +304,10 @@ struct ReportArgs {
     /// Configuration file [default: ./mcp-drift.toml when it exists; with --base, ./mcp-drift.toml at REV].
     #[arg(long)]
     config: Option<std::path::PathBuf>,
+    /// Read the configuration and the baseline it names as committed at this git revision, not the
+    /// working tree's (for two snapshot files on disk: the pull request cannot choose its own policy).
+    #[arg(long, value_name = "REV", conflicts_with = "config")]
+    config_from: Option<String>,
     /// A baseline of accepted findings (written by `mcp-drift baseline write`).
     #[arg(long)]
     baseline: Option<std::path::PathBuf>,
@@ -400,7 +422,7 @@ fn render(
 /// `--config`, the configuration is the revision's, not the working tree's (which the pull request
 /// under judgement wrote); `--baseline` is read as given.
 fn policy(args: &ReportArgs, base: Option<&str>) -> Result<(Policy, FailOn), mcp_drift::Error> {
-    let mut policy = match (&args.config, base) {
+    let mut policy = match (&args.config, args.config_from.as_deref().or(base)) {
         (None, Some(rev)) => Policy::load_at(rev)?,
         (config, _) => Policy::load(config.as_deref())?,
     };
@@ -494,6 +516,57 @@ fn lock_command(snapshot: &str, output: &std::path::Path, input: &InputArgs) -> 
     Ok(ExitCode::SUCCESS)
 }
 
+/// `mcp-drift verify`: the lock (a file, at a revision, or standard input), the snapshot, the report.
+fn verify_command(
+    snapshot: &str,
+    lock: &str,
+    base: Option<&str>,
+    update: bool,
+    r: &ReportArgs,
+    input: &InputArgs,
+) -> Result<ExitCode, mcp_drift::Error> {
+    let explicit = ["./", "../", "/"].iter().any(|p| lock.starts_with(p));
+    let lock = match (base, Source::parse(lock)?) {
+        (Some(rev), Source::Path(_)) if !explicit => Source::Git { rev: rev.to_owned(), path: lock.to_owned() },
+        (_, source) => source,
+    };
+    // The lock's revision judges, as the old side's does for diff.
+    let judge_rev = match (base, &lock) {
+        (Some(rev), _) => Some(rev),
+        (None, Source::Git { rev, .. }) => Some(rev.as_str()),
+        _ => None,
+    };
+    let update_path = match (&lock, update) {
+        (Source::Path(p), true) => Some(p),
+        (_, false) => None,
+        (other, true) => {
+            return Err(mcp_drift::Error::Usage(format!(
+                "--update rewrites a lock file in the working tree, and `{}` is not one; give --lock FILE without --base",
+                neutral(&other.label())
+            )));
+        }
+    };
+    let judged = policy(r, judge_rev)?;
+    let (analysis, locked, current) =
+        mcp_drift::verify_selected(&Source::parse(snapshot)?, &lock, input.limits(), &input.select(&judged.0.config)?)?;
+    let drifted = mcp_drift::lock::drifted(&locked, &current);
+    if let Some(path) = update_path {
+        mcp_drift::policy::write_atomically_with(path, |w| mcp_drift::lock::write(&analysis.new, w))?;
+        eprintln!("updated {} ({} tool(s) changed)", neutral(&path.display()), drifted.len());
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !drifted.is_empty() && analysis.findings.is_empty() {
+        eprintln!(
+            "hash changed for {} tool(s) without a contract finding: {}",
+            drifted.len(),
+            neutral(&drifted.join(", "))
+        );
+    }
+    let lock = lock.label();
+    std::mem::forget((locked, current));
+    report(analysis, r, judged, report::human::Run::Verify { lock: &lock, drifted: drifted.len() })
+}
+
 /// `mcp-drift guard`: the settings, then the session; the exit code is the server's.
 fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
     let allow = args
@@ -567,6 +640,7 @@ fn capture_command(args: CaptureArgs) -> Result<ExitCode, mcp_drift::Error> {
         keep_meta: args.keep_meta,
         limits: mcp_drift::capture::Limits::default(),
         transport: mcp_drift::mcp::Limits { timeout: args.timeout, ..mcp_drift::mcp::Limits::default() },
+        deadline: args.deadline,
         stderr,
     })?;
     let server = &done.capture.server;
@@ -595,12 +669,17 @@ fn capture_command(args: CaptureArgs) -> Result<ExitCode, mcp_drift::Error> {
 
 /// `mcp-drift replay`: NEW (and the diff from OLD), the calls files, the report; the rate to stderr.
 fn replay_command(args: &ReplayArgs) -> Result<ExitCode, mcp_drift::Error> {
-    let judged = policy(&args.report, None)?;
+    let new = Source::parse(&args.new)?;
+    let old = args.old.as_deref().map(Source::parse).transpose()?;
+    // As for diff: the old side's revision judges, so the change under review cannot relax its policy.
+    let judge_rev = match &old {
+        Some(Source::Git { rev, .. }) => Some(rev.as_str()),
+        _ => None,
+    };
+    let judged = policy(&args.report, judge_rev)?;
     let select = args.input.select(&judged.0.config)?;
     let calls: Vec<mcp_drift::replay::Calls> = args.calls.iter().map(|c| mcp_drift::replay::Calls::parse(c)).collect();
     let stdin_calls = calls.iter().filter(|c| matches!(c, mcp_drift::replay::Calls::Stdin)).count();
-    let new = Source::parse(&args.new)?;
-    let old = args.old.as_deref().map(Source::parse).transpose()?;
     if stdin_calls + usize::from(new == Source::Stdin) + usize::from(old == Some(Source::Stdin)) > 1 {
         return Err(mcp_drift::Error::Usage("only one input can be read from standard input".into()));
     }
@@ -664,8 +743,8 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             let select = input.select(&judged.0.config)?;
             report(mcp_drift::diff_selected(&old, &new, input.limits(), &select)?, &r, judged, report::human::Run::Diff)
         }
-        Command::Lint { target, report: r } => {
-            let judged = policy(&r, None)?;
+        Command::Lint { target, base, report: r } => {
+            let judged = policy(&r, base.as_deref())?;
             let analysis = target.run(&judged.0.config)?;
             report(analysis, &r, judged, report::human::Run::Lint)
         }
@@ -679,30 +758,8 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             write_baseline(target.run(&config)?, &out)
         }
         Command::Lock { snapshot, output, input } => lock_command(&snapshot, &output, &input),
-        Command::Verify { snapshot, lock, update, report: r, input } => {
-            let judged = policy(&r, None)?;
-            let (analysis, locked, current) = mcp_drift::verify_selected(
-                &Source::parse(&snapshot)?,
-                &lock,
-                input.limits(),
-                &input.select(&judged.0.config)?,
-            )?;
-            let drifted = mcp_drift::lock::drifted(&locked, &current);
-            if update {
-                mcp_drift::policy::write_atomically_with(&lock, |w| mcp_drift::lock::write(&analysis.new, w))?;
-                eprintln!("updated {} ({} tool(s) changed)", neutral(&lock.display()), drifted.len());
-                return Ok(ExitCode::SUCCESS);
-            }
-            if !drifted.is_empty() && analysis.findings.is_empty() {
-                eprintln!(
-                    "hash changed for {} tool(s) without a contract finding: {}",
-                    drifted.len(),
-                    neutral(&drifted.join(", "))
-                );
-            }
-            let lock = lock.display().to_string();
-            std::mem::forget((locked, current));
-            report(analysis, &r, judged, report::human::Run::Verify { lock: &lock, drifted: drifted.len() })
+        Command::Verify { snapshot, lock, base, update, report: r, input } => {
+            verify_command(&snapshot, &lock, base.as_deref(), update, &r, &input)
         }
         Command::Rules { format } => {
             print(&match format {

@@ -9,6 +9,7 @@
 //! line and column. An entry that matches nothing, and a baseline entry that accepts by fingerprint
 //! alone, are notices of [`Policy::apply`].
 
+mod atomic;
 mod config;
 pub(crate) mod date;
 
@@ -35,12 +36,19 @@ fn settings_text(name: &str, bytes: Vec<u8>) -> Result<String, Error> {
 }
 
 /// A notice when the working tree's `path` differs from `committed` (its bytes at `rev`, `None` when
-/// absent there): the run used the revision's `what`, and `option` chooses another.
-fn changed_note(rev: &str, path: &str, committed: Option<&[u8]>, what: &str, option: &str) -> Option<String> {
+/// absent there): the run used the revision's `what`, and `option` chooses another. The working
+/// tree's file is read up to `cap` bytes.
+pub(crate) fn changed_note(
+    rev: &str,
+    path: &str,
+    committed: Option<&[u8]>,
+    (what, option): (&str, &str),
+    cap: u64,
+) -> Option<String> {
     let local = Path::new(path);
     let present = std::fs::symlink_metadata(local).is_ok();
     // Unreadable (a FIFO, too large): not used, and not the same as the revision's.
-    let current = present.then(|| read::file(local, read::MAX_SETTINGS_BYTES, SETTINGS_LIMIT).ok()).flatten();
+    let current = present.then(|| read::file(local, cap, SETTINGS_LIMIT).ok()).flatten();
     match (committed, present) {
         (None, false) => None,
         (Some(c), true) if current.as_deref() == Some(c) => None,
@@ -56,6 +64,7 @@ fn changed_note(rev: &str, path: &str, committed: Option<&[u8]>, what: &str, opt
     }
 }
 
+pub use atomic::{Pending, temp_dir_builder, write_atomically, write_atomically_with};
 pub use config::{Accept, Config, FailOn, Ignore, Level};
 pub use date::today;
 
@@ -146,7 +155,13 @@ impl Policy {
         let name = format!("{rev}:{CONFIG_FILE}");
         let committed = git::read_file(rev, CONFIG_FILE, read::MAX_SETTINGS_BYTES, SETTINGS_LIMIT)?;
         let mut notes = Vec::new();
-        if let Some(note) = changed_note(rev, CONFIG_FILE, committed.as_deref(), "configuration", "--config") {
+        if let Some(note) = changed_note(
+            rev,
+            CONFIG_FILE,
+            committed.as_deref(),
+            ("configuration", "--config"),
+            read::MAX_SETTINGS_BYTES,
+        ) {
             notes.push(note);
         }
         let Some(bytes) = committed else { return Ok(Policy { today: today(), notes, ..Policy::default() }) };
@@ -154,7 +169,9 @@ impl Policy {
         let mut policy = Policy::from_text(&name, &text, |baseline| {
             let path = baseline.to_string_lossy().into_owned();
             let committed = git::read_file(rev, &path, read::MAX_SETTINGS_BYTES, SETTINGS_LIMIT)?;
-            if let Some(note) = changed_note(rev, &path, committed.as_deref(), "baseline", "--baseline") {
+            if let Some(note) =
+                changed_note(rev, &path, committed.as_deref(), ("baseline", "--baseline"), read::MAX_SETTINGS_BYTES)
+            {
                 notes.push(note);
             }
             let Some(bytes) = committed else { return Ok(None) };
@@ -454,93 +471,6 @@ pub fn baseline_of(findings: &[Finding], reason: &str) -> Baseline {
     accepted.sort_by(|a, b| (&a.tool, &a.pointer, &a.rule).cmp(&(&b.tool, &b.pointer, &b.rule)));
     accepted.dedup();
     Baseline { version: 1, accepted }
-}
-
-/// Writes `contents` to `path` atomically: a temporary file in the same directory, then a rename, so a
-/// reader never sees half a file and an interrupted run leaves the old file intact.
-///
-/// # Errors
-/// When the directory is not writable.
-pub fn write_atomically(path: &Path, contents: &str) -> Result<(), Error> {
-    write_atomically_with(path, |w| w.write_all(contents.as_bytes()))
-}
-
-/// [`write_atomically`] of what `write` writes, streamed (buffered) into the temporary file. A long
-/// write is flushed to the disk as it goes (every [`SYNC_STEP`] bytes, on a thread of its own,
-/// started at the first step), so the final `fsync` waits for the last step only, not for the whole
-/// file; a short one is written as it always was.
-///
-/// # Errors
-/// When the directory is not writable, or `write` fails, or the disk refuses the data.
-pub fn write_atomically_with(
-    path: &Path,
-    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> Result<(), Error> {
-    use std::io::Write as _;
-    let io = |e: std::io::Error| Error::Io { path: path.display().to_string(), message: e.to_string() };
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    std::thread::scope(|scope| {
-        let mut out = Syncing { file: tmp.as_file_mut(), since: 0, early: None, scope };
-        let written = {
-            let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut out);
-            write(&mut buffered).and_then(|()| buffered.flush())
-        };
-        written.and(out.finish())
-    })
-    .map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
-}
-
-/// Bytes written between two early flushes of [`write_atomically_with`].
-const SYNC_STEP: usize = 8 << 20;
-
-/// A file that asks for an early flush every [`SYNC_STEP`] bytes (none when one is under way), from
-/// a thread it starts at the first step.
-struct Syncing<'f, 'scope, 'env> {
-    file: &'f mut std::fs::File,
-    since: usize,
-    /// The flushing thread, once started, and how to ask it for a flush.
-    early: Option<(std::sync::mpsc::SyncSender<()>, std::thread::ScopedJoinHandle<'scope, std::io::Result<()>>)>,
-    scope: &'scope std::thread::Scope<'scope, 'env>,
-}
-
-impl Syncing<'_, '_, '_> {
-    /// Waits for the flush under way. An error of any early flush is the file's error: a later
-    /// `fsync` may not report it again.
-    fn finish(self) -> std::io::Result<()> {
-        let Some((kick, flusher)) = self.early else { return Ok(()) };
-        drop(kick);
-        flusher.join().unwrap_or_else(|_| Err(std::io::Error::other("the disk flush stopped")))
-    }
-}
-
-impl std::io::Write for Syncing<'_, '_, '_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.file.write(buf)?;
-        self.since += n;
-        if self.since >= SYNC_STEP {
-            self.since = 0;
-            if self.early.is_none() {
-                let file = self.file.try_clone()?;
-                let (kick, kicks) = std::sync::mpsc::sync_channel::<()>(1);
-                let flusher = self.scope.spawn(move || kicks.iter().try_for_each(|()| file.sync_data()));
-                self.early = Some((kick, flusher));
-            }
-            if let Some((kick, _)) = &self.early {
-                // Full: a flush is under way, and the next one (or the final `fsync`) takes these bytes.
-                // Gone: a flush failed, and `finish` returns its error.
-                let _ = kick.try_send(());
-            }
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.file.flush()
-    }
 }
 
 #[cfg(test)]

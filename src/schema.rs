@@ -14,6 +14,7 @@ use serde_json::{Map, Number, Value};
 
 pub mod pattern;
 pub mod refs;
+pub mod regex_budget;
 
 pub use refs::{RefProblem, resolve, resolve_dynamic};
 

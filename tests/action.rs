@@ -18,11 +18,16 @@ fn script() -> String {
 }
 
 fn run_action(env: &[(&str, &str)]) -> (i32, String, String) {
+    run_action_in(Path::new(env!("CARGO_MANIFEST_DIR")), env)
+}
+
+/// [`run_action`] with `cwd` as the workspace.
+fn run_action_in(cwd: &Path, env: &[(&str, &str)]) -> (i32, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let summary = dir.path().join("summary.md");
     let sarif = dir.path().join("out.sarif");
     let mut cmd = Command::new("bash");
-    cmd.arg("-e").arg("-c").arg(script()).current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd.arg("-e").arg("-c").arg(script()).current_dir(cwd);
     for (k, v) in [
         ("COMMAND", "diff"),
         ("PROTOCOL", ""),
@@ -166,4 +171,73 @@ fn action_installs_from_its_own_directory_with_an_explicit_toolchain() {
             assert!(!step[at..].contains("${{"), "step `{name}` interpolates into its script");
         }
     }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git").current_dir(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A repository whose main branch locks the seed's old snapshot; the pull request changes the
+/// snapshot, rewrites the lock with `verify --update` and commits `[[ignore]] tool = "*"`.
+fn hostile_pull_request() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let p = dir.path();
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["config", "user.email", "ci@example.com"],
+        &["config", "user.name", "CI"],
+        &["config", "commit.gpgsign", "false"],
+    ] {
+        git(p, args);
+    }
+    std::fs::copy(root.join("corpus/seed-deploy-preview-region/old.json"), p.join("tools.json")).unwrap();
+    let bin = env!("CARGO_BIN_EXE_mcp-drift");
+    assert!(Command::new(bin).current_dir(p).args(["lock", "tools.json"]).status().unwrap().success());
+    git(p, &["add", "."]);
+    git(p, &["commit", "-qm", "v1"]);
+    std::fs::copy(root.join("corpus/seed-deploy-preview-region/new.json"), p.join("tools.json")).unwrap();
+    std::fs::write(p.join("mcp-drift.toml"), "[[ignore]]\ntool = \"*\"\nreason = \"trust me\"\n").unwrap();
+    assert!(Command::new(bin).current_dir(p).args(["verify", "tools.json", "--update"]).status().unwrap().success());
+    dir
+}
+
+#[test]
+fn action_verify_runs_verify_against_the_base_lock() {
+    let r = hostile_pull_request();
+    // Without a base, the pull request's own lock and configuration pass it.
+    let (code, log, _) = run_action_in(r.path(), &[("COMMAND", "verify"), ("NEW", "tools.json")]);
+    assert_eq!(code, 0, "{log}");
+    let (code, log, summary) =
+        run_action_in(r.path(), &[("COMMAND", "verify"), ("NEW", "tools.json"), ("BASE", "main")]);
+    assert_eq!(code, 1, "{log}");
+    assert!(summary.contains("input-required-added"), "{summary}");
+    // Verify, not diff: the report names the lock.
+    assert!(summary.contains("mcp-tools.lock"), "{summary}");
+}
+
+#[test]
+fn action_lint_with_a_base_reads_the_base_policy() {
+    let r = hostile_pull_request();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/lint/input-not-object/snapshot.json"),
+        r.path().join("tools.json"),
+    )
+    .unwrap();
+    let (code, log, _) = run_action_in(r.path(), &[("COMMAND", "lint"), ("NEW", "tools.json")]);
+    assert_eq!(code, 0, "{log}");
+    let (code, log, summary) = run_action_in(r.path(), &[("COMMAND", "lint"), ("NEW", "tools.json"), ("BASE", "main")]);
+    assert_eq!(code, 1, "{log}");
+    assert!(summary.contains("lint-input-not-object"), "{summary}");
+}
+
+#[test]
+fn action_refuses_an_unknown_command() {
+    let mut env = BREAK.to_vec();
+    env.push(("COMMAND", "difff"));
+    env.push(("SARIF", ""));
+    let (code, log, summary) = run_action(&env);
+    assert_eq!(code, 2, "{log}");
+    assert!(summary.is_empty(), "{summary}");
 }

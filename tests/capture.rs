@@ -431,3 +431,21 @@ fn a_session_sees_list_changed_from_the_drift_server() {
     assert_eq!(std::fs::read_to_string(&revision).expect("read").trim(), "B");
     session.close();
 }
+
+/// One overall deadline: a server whose every page comes just within `--timeout`, with a next cursor
+/// each time, ends at `--deadline`, not after 1,000 pages.
+#[test]
+fn the_whole_capture_ends_at_its_deadline() {
+    let cmd = vec![
+        "python3".to_owned(),
+        servers::path("fake_server.py").display().to_string(),
+        "slowpages".to_owned(),
+        "0.2".to_owned(),
+    ];
+    let started = Instant::now();
+    let o = capture(&["--timeout", "1s", "--deadline", "1500ms"], &cmd, &[]);
+    let took = started.elapsed();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("did not finish within --deadline 1500 ms"), "{}", stderr(&o));
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}

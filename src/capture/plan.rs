@@ -36,6 +36,8 @@ pub struct Plan {
     pub keep_meta: bool,
     pub limits: Limits,
     pub transport: mcp::Limits,
+    /// How long the whole capture may take (`--deadline`): every step's wait ends by then.
+    pub deadline: Duration,
     /// Where the stdio server's stderr lines go (escaped); `None` drops them.
     pub stderr: Option<StderrSink>,
 }
@@ -60,11 +62,18 @@ pub fn run(plan: Plan) -> Result<Done, Error> {
         )?),
         Target::Url { url, headers } => Box::new(Http::new(&url, headers, plan.transport)),
     };
-    let mut session = Session::new(transport, plan.transport);
+    let at = std::time::Instant::now() + plan.deadline;
+    let mut session = Session::new(Box::new(Deadline { inner: transport, at }), plan.transport);
     let captured = capture(&mut session, plan.limits, plan.keep_meta);
     // The server is stopped before anything is written: a snapshot is of a server that behaved.
     session.close();
-    let captured = captured?;
+    let captured = captured.map_err(|f| match f {
+        mcp::Failure::Timeout { step, .. } if std::time::Instant::now() >= at => Error::Usage(format!(
+            "capture: the server did not finish within --deadline {} (it was at `{step}`); raise --deadline for a slow server",
+            shown(plan.deadline)
+        )),
+        f => Error::from(f),
+    })?;
     let stdout = match plan.output {
         Output::Stdout => Some(captured.text()),
         Output::File(path) => {
@@ -77,6 +86,52 @@ pub fn run(plan: Plan) -> Result<Done, Error> {
         }
     };
     Ok(Done { capture: captured, stdout })
+}
+
+/// A transport whose every wait ends by `at`, the capture's overall deadline, whatever the step's own
+/// timeout: 1,000 pages of 30 s each are not an 8-hour run.
+struct Deadline {
+    inner: Box<dyn Transport>,
+    at: std::time::Instant,
+}
+
+impl Deadline {
+    fn by(&self, step: &str, deadline: std::time::Instant) -> Result<std::time::Instant, mcp::Failure> {
+        if std::time::Instant::now() >= self.at {
+            return Err(mcp::Failure::Timeout { step: step.to_owned(), after: Duration::ZERO });
+        }
+        Ok(deadline.min(self.at))
+    }
+}
+
+impl Transport for Deadline {
+    fn send(
+        &mut self,
+        message: &serde_json::Value,
+        step: &str,
+        deadline: std::time::Instant,
+    ) -> Result<(), mcp::Failure> {
+        let by = self.by(step, deadline)?;
+        self.inner.send(message, step, by)
+    }
+
+    fn recv(&mut self, step: &str, deadline: std::time::Instant) -> Result<Option<mcp::Received>, mcp::Failure> {
+        let by = self.by(step, deadline)?;
+        self.inner.recv(step, by)
+    }
+
+    fn negotiated(&mut self, version: &str) {
+        self.inner.negotiated(version);
+    }
+
+    fn close(&mut self) {
+        self.inner.close();
+    }
+}
+
+/// A duration as people write it: `90 s`, `250 ms`.
+fn shown(d: Duration) -> String {
+    if d.subsec_millis() == 0 { format!("{} s", d.as_secs()) } else { format!("{} ms", d.as_millis()) }
 }
 
 /// A URL `capture --url` can talk to.

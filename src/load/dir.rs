@@ -60,6 +60,12 @@ pub fn gather(source: &Source, limits: Limits, select: &Select) -> Result<Option
             let display =
                 |b: &git::Blob| if directory { format!("{rev}:{dir}/{}", b.rel) } else { format!("{rev}:{path}") };
             let blobs: Vec<git::Blob> = blobs.into_iter().filter(|b| select.selects(&b.rel)).collect();
+            // Every entry counts, shared blobs too (each is parsed as its own file); decided from the
+            // listing's sizes, before anything is read.
+            let total = blobs.iter().fold(0u64, |sum, b| sum.saturating_add(b.size));
+            if total > select.max_total_bytes() {
+                return Err(over_total(&source.label(), total, blobs.len(), select.max_total_bytes()));
+            }
             let bytes = git::read_blobs(&blobs, cap, read::INPUT_LIMIT, &display)?;
             let files = blobs
                 .iter()
@@ -83,7 +89,8 @@ pub fn gather(source: &Source, limits: Limits, select: &Select) -> Result<Option
                     Ok(asking) => asking.join().ok().flatten(),
                     Err(_) => work_tree(),
                 };
-                read.map(|(directory, files)| {
+                read.and_then(|(directory, files)| {
+                    contained(path, directory, root.as_deref(), &files)?;
                     let files = files
                         .into_iter()
                         .map(|(file, name, rel, bytes)| FileRead {
@@ -93,7 +100,7 @@ pub fn gather(source: &Source, limits: Limits, select: &Select) -> Result<Option
                             bytes,
                         })
                         .collect();
-                    Some(Found { directory, files })
+                    Ok(Some(Found { directory, files }))
                 })
             })
         }
@@ -122,16 +129,35 @@ fn read_path(
         return Ok((false, vec![(path.to_path_buf(), source.label(), rel, bytes)]));
     }
     let mut files = Vec::new();
+    let (total, mut used) = (select.max_total_bytes(), 0u64);
     for file in snapshot_files(path)? {
         let rel = relative(path, &file);
         if !select.selects(&rel) {
             continue;
         }
-        let bytes = read::file(&file, cap, read::INPUT_LIMIT)?;
+        // Every path counts, hard links to one file too: each is parsed as a file of its own.
+        let size = std::fs::metadata(&file).map_or(0, |m| m.len());
+        if used.saturating_add(size) > total {
+            return Err(over_total(&source.label(), used.saturating_add(size), files.len() + 1, total));
+        }
+        // A file that grows after its size was taken still stops at the total.
+        let left = total - used;
+        let bytes = read::file(&file, cap.min(left), if left < cap { read::TOTAL_LIMIT } else { read::INPUT_LIMIT })?;
+        used += bytes.len() as u64;
         let name = file.display().to_string();
         files.push((file, name, rel, bytes));
     }
     Ok((true, files))
+}
+
+/// The error for a side whose selected files hold more than `--max-total-bytes` together.
+fn over_total(label: &str, bytes: u64, files: usize, total: u64) -> Error {
+    Error::Usage(format!(
+        "{}: its snapshot files hold at least {bytes} bytes together ({files} file(s)), over the {} limit of \
+         {total} bytes for one side; raise it, or read fewer files with --include/--exclude",
+        crate::text::line(label),
+        read::TOTAL_LIMIT
+    ))
 }
 
 fn relative(base: &Path, p: &Path) -> String {
@@ -168,12 +194,35 @@ pub fn working_path(path: &Path) -> String {
     repository_path(work_tree().as_deref(), path)
 }
 
-/// A working-tree file's path from the root of its repository when it is inside the work tree `root`
-/// (lexically: a symbolic link keeps its own path), else the path as given without `./`.
-fn repository_path(root: Option<&Path>, path: &Path) -> String {
-    let shown = super::artifact_path(&path.display().to_string());
-    let Some(root) = root else { return shown };
-    let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize) else { return shown };
+/// Refuses a file read through a symbolic link that leads out of the repository `root` (or, for a
+/// directory outside any repository, out of the directory given): a pull request could commit a link
+/// to a file elsewhere on the runner, whose lines a report would quote. At a revision, [`git::list`]
+/// refuses such links the same way. A file given by a path outside the repository is the user's
+/// choice and read as it is.
+fn contained(given: &Path, directory: bool, root: Option<&Path>, files: &[OnDisk]) -> Result<(), Error> {
+    let boundary = match root {
+        Some(root) if lexical_absolute(given).is_some_and(|p| p.starts_with(root)) => root.to_path_buf(),
+        _ if directory => std::fs::canonicalize(given).map_err(|e| io_error(given, &e))?,
+        _ => return Ok(()),
+    };
+    for (file, name, ..) in files {
+        let real = std::fs::canonicalize(file).map_err(|e| io_error(file, &e))?;
+        if !real.starts_with(&boundary) {
+            let outside = if root.is_some() { "the repository" } else { "the directory given" };
+            return Err(Error::Usage(format!(
+                "{}: is a symbolic link to a file outside {outside}; mcp-drift reads snapshot files only \
+                 inside it (leave it out with --exclude, or give the file's own path)",
+                crate::text::line(name)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `path` made absolute from the canonical current directory, with `.` and `..` resolved lexically
+/// (a symbolic link keeps its own path).
+fn lexical_absolute(path: &Path) -> Option<PathBuf> {
+    let cwd = std::env::current_dir().and_then(std::fs::canonicalize).ok()?;
     let mut parts: Vec<std::path::Component<'_>> = Vec::new();
     let joined = cwd.join(path);
     for c in joined.components() {
@@ -185,7 +234,15 @@ fn repository_path(root: Option<&Path>, path: &Path) -> String {
             c => parts.push(c),
         }
     }
-    let absolute: PathBuf = parts.iter().collect();
+    Some(parts.iter().collect())
+}
+
+/// A working-tree file's path from the root of its repository when it is inside the work tree `root`
+/// (lexically: a symbolic link keeps its own path), else the path as given without `./`.
+fn repository_path(root: Option<&Path>, path: &Path) -> String {
+    let shown = super::artifact_path(&path.display().to_string());
+    let Some(root) = root else { return shown };
+    let Some(absolute) = lexical_absolute(path) else { return shown };
     absolute.strip_prefix(root).map_or(shown, |rel| rel.to_string_lossy().replace('\\', "/"))
 }
 

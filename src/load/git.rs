@@ -313,6 +313,47 @@ pub fn read_blobs(blobs: &[Blob], cap: u64, what: &str, name: &dyn Fn(&Blob) -> 
     if let Some(big) = blobs.iter().find(|b| b.size > cap) {
         return Err(read::too_large(&name(big), Some(big.size), cap, what));
     }
+    // A blob that several entries share (a tree of many paths to one object) is read once.
+    let (unique, of) = shared(blobs);
+    if unique.len() == blobs.len() {
+        return read_unique(blobs, name);
+    }
+    let unique: Vec<Blob> = unique.into_iter().map(|i| blobs[i].clone()).collect();
+    let mut read: Vec<Option<Vec<u8>>> = read_unique(&unique, name)?.into_iter().map(Some).collect();
+    let mut left: Vec<usize> = vec![0; unique.len()];
+    for &i in &of {
+        left[i] += 1;
+    }
+    let mut out = Vec::with_capacity(blobs.len());
+    for &i in &of {
+        left[i] -= 1;
+        // The last entry of a blob takes its bytes; the others get copies.
+        let bytes = if left[i] == 0 { read[i].take() } else { read[i].clone() };
+        out.push(bytes.unwrap_or_default());
+    }
+    Ok(out)
+}
+
+/// The blobs to ask git for, each object once (indices into `blobs`, first occurrence), and for each
+/// entry of `blobs` the index of its object in that list.
+fn shared(blobs: &[Blob]) -> (Vec<usize>, Vec<usize>) {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut unique = Vec::new();
+    let of = blobs
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            *seen.entry(&b.oid).or_insert_with(|| {
+                unique.push(i);
+                unique.len() - 1
+            })
+        })
+        .collect();
+    (unique, of)
+}
+
+/// [`read_blobs`] of blobs with distinct objects, sizes already checked.
+fn read_unique(blobs: &[Blob], name: &dyn Fn(&Blob) -> String) -> Result<Vec<Vec<u8>>, Error> {
     if blobs.is_empty() {
         return Ok(Vec::new());
     }
@@ -397,6 +438,15 @@ pub fn read_file(rev: &str, path: &str, cap: u64, what: &str) -> Result<Option<V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shared_blob_is_asked_for_once() {
+        let blob = |oid: &str| Blob { path: String::new(), rel: String::new(), oid: oid.to_owned(), size: 1 };
+        let blobs: Vec<Blob> = ["a", "b", "a", "a", "c", "b"].iter().map(|o| blob(o)).collect();
+        assert_eq!(shared(&blobs), (vec![0, 1, 4], vec![0, 1, 0, 0, 2, 1]));
+        let forty: Vec<Blob> = (0..40).map(|_| blob("a")).collect();
+        assert_eq!(shared(&forty).0, [0]);
+    }
 
     #[test]
     fn repository_paths() {

@@ -15,6 +15,10 @@ pub struct Select {
     exclude: Option<GlobSet>,
     /// The globs as given, for messages ("no file matches --include ...").
     pub described: Vec<String>,
+    /// The most bytes the selected files of one side may hold together (`--max-total-bytes`);
+    /// `None`: [`super::read::DEFAULT_MAX_TOTAL_BYTES`]. Kept with the selection, which every
+    /// command builds once from its flags.
+    max_total_bytes: Option<u64>,
 }
 
 /// Globs with where each came from (`--include`, `mcp-drift.toml include`), for messages.
@@ -93,7 +97,20 @@ impl Select {
             .map(|(l, g)| format!("{} {g}", l.replace(" include", " include =")))
             .chain(excludes.iter().map(|(l, g)| format!("{} {g}", l.replace(" exclude", " exclude ="))))
             .collect();
-        Ok(Select { include: compile(&includes)?, exclude: compile(&excludes)?, described })
+        Ok(Select { include: compile(&includes)?, exclude: compile(&excludes)?, described, max_total_bytes: None })
+    }
+
+    /// This selection, reading at most `bytes` for one side in all (`--max-total-bytes`).
+    #[must_use]
+    pub fn with_max_total_bytes(mut self, bytes: u64) -> Select {
+        self.max_total_bytes = Some(bytes);
+        self
+    }
+
+    /// The most bytes the selected files of one side may hold together.
+    #[must_use]
+    pub fn max_total_bytes(&self) -> u64 {
+        self.max_total_bytes.unwrap_or(super::read::DEFAULT_MAX_TOTAL_BYTES)
     }
 
     /// Whether this selects every file.

@@ -36,7 +36,21 @@ pub fn parse_file(
     bytes: Vec<u8>,
     mode: Mode,
 ) -> Result<(FileId, Vec<Entry>), Error> {
-    parse_as(sources, name, bytes, mode, None)
+    parse_as(sources, name, bytes, (mode, false), None)
+}
+
+/// [`parse_file`] of a file in a directory of per-tool files, where one object with only `name` or
+/// only `inputSchema` is still that file's tool (reported as a finding), not a file of another kind.
+///
+/// # Errors
+/// As [`parse_file`].
+pub fn parse_tool_file(
+    sources: &mut Sources,
+    name: String,
+    bytes: Vec<u8>,
+    mode: Mode,
+) -> Result<(FileId, Vec<Entry>), Error> {
+    parse_as(sources, name, bytes, (mode, true), None)
 }
 
 /// Parses a lock file written by `mcp-drift lock` (`{"version": 1, "tools": {KEY: {"contract": TOOL,
@@ -51,7 +65,7 @@ pub fn parse_lock(
     bytes: Vec<u8>,
 ) -> Result<(FileId, Vec<Entry>, Option<LockIndex>), Error> {
     let mut index = None;
-    let (file, entries) = parse_as(sources, name, bytes, Mode::Contract, Some(&mut index))?;
+    let (file, entries) = parse_as(sources, name, bytes, (Mode::Contract, false), Some(&mut index))?;
     Ok((file, entries, index))
 }
 
@@ -72,7 +86,7 @@ fn parse_as(
     sources: &mut Sources,
     name: String,
     bytes: Vec<u8>,
-    mode: Mode,
+    (mode, per_tool): (Mode, bool),
     lock: Option<&mut Option<LockIndex>>,
 ) -> Result<(FileId, Vec<Entry>), Error> {
     let mut text = String::from_utf8(bytes).map_err(|e| {
@@ -96,7 +110,7 @@ fn parse_as(
     if outline.is_none() {
         check_slowly(source)?;
     }
-    let doc = Doc { text, outline };
+    let doc = Doc { text, outline, per_tool };
     let mut found = Vec::new();
     if let Some(index) = lock {
         *index = collect_locked(&doc, source, &mut found)?;
@@ -141,6 +155,8 @@ fn check_slowly(source: &SourceFile) -> Result<(), Error> {
 struct Doc<'t> {
     text: &'t str,
     outline: Option<scan::Outline<'t>>,
+    /// A file of a per-tool directory: see [`parse_tool_file`].
+    per_tool: bool,
 }
 
 impl<'t> Doc<'t> {
@@ -240,6 +256,34 @@ fn foreign_tool(doc: &Doc<'_>, members: &[Member<'_>], base: &str, source: &Sour
     None
 }
 
+/// What a file that is no snapshot in any shape was expected to be.
+const NOT_A_SNAPSHOT: &str = "not a tools/list snapshot: expected a tools/list result (`{\"tools\": [...]}`), a JSON-RPC response, an array of tools or pages, or one tool object (with `name` and `inputSchema`)";
+
+/// A file of mcp-drift's own or of another tool given where a snapshot was expected (a lock, a SARIF
+/// report): an error that names it.
+fn foreign_file(doc: &Doc<'_>, members: &[Member<'_>], base: &str, source: &SourceFile) -> Option<Error> {
+    if !base.is_empty() {
+        return None;
+    }
+    let has = |key| member(members, key).is_some();
+    if has("runs") && has("version") && !has("tools") {
+        return Some(shape_error(
+            source,
+            "/runs",
+            "this is a SARIF report (`runs`), not a tools/list snapshot; give the snapshot the report was made from",
+        ));
+    }
+    let lock = has("version") && member(members, "tools").is_some_and(|t| first_byte(doc.get(t)) == b'{');
+    if lock {
+        return Some(shape_error(
+            source,
+            "/tools",
+            "this is an mcp-drift lock file (`{\"version\", \"tools\": {...}}`), not a tools/list snapshot; `mcp-drift verify SNAPSHOT --lock FILE` reads it",
+        ));
+    }
+    None
+}
+
 /// The shape of a lock file as `serde` checks it, for its message when the file is not one.
 #[derive(serde::Deserialize)]
 struct Lock<'a> {
@@ -328,6 +372,9 @@ fn collect_tools(
             if let Some(result) = member(&map, "result").filter(|_| envelope || unwrapped) {
                 return collect_tools(doc, result.clone(), format!("{base}/result"), source, out);
             }
+            if let Some(e) = foreign_file(doc, &map, &base, source) {
+                return Err(e);
+            }
             if let Some(tools) = member(&map, "tools") {
                 if first_byte(doc.get(tools)) != b'[' {
                     return Err(shape_error(
@@ -345,16 +392,13 @@ fn collect_tools(
             if let Some(e) = foreign_tool(doc, &map, &base, source) {
                 return Err(e);
             }
-            // A tool object without a name is still a tool (reported as `tool-unnamed`).
-            if has("name") || has("inputSchema") {
+            // One tool object has the fields of one: a `package.json` (`name`, `description`) is not a
+            // snapshot of one tool with every other tool removed.
+            if (has("name") && has("inputSchema")) || (doc.per_tool && (has("name") || has("inputSchema"))) {
                 out.push((base, at));
                 return Ok(());
             }
-            Err(shape_error(
-                source,
-                &base,
-                "expected a tools/list result (`{\"tools\": [...]}`), a JSON-RPC response, an array of tools or pages, or one tool object",
-            ))
+            Err(shape_error(source, &base, NOT_A_SNAPSHOT))
         }
         b'[' => {
             let items = doc.members(&at).map_err(|e| parse_err(&e))?;
@@ -366,6 +410,20 @@ fn collect_tools(
                     })
             };
             let pages = !items.is_empty() && items.iter().all(is_page);
+            // An array of tools holds at least one object with a tool's field: `[1, 2]` or a list
+            // of records of another kind is not a snapshot of invalid tools.
+            let tool_like = |item: &Member<'_>| {
+                first_byte(doc.get(&item.span)) == b'{'
+                    && doc.members(&item.span).is_ok_and(|m| {
+                        member(&m, "name").is_some()
+                            || member(&m, "inputSchema").is_some()
+                            // Another ecosystem's tool: checking it says which.
+                            || foreign_tool(doc, &m, "", source).is_some()
+                    })
+            };
+            if !pages && !items.is_empty() && !items.iter().any(tool_like) {
+                return Err(shape_error(source, &base, NOT_A_SNAPSHOT));
+            }
             for (i, item) in items.iter().enumerate() {
                 let pointer = format!("{base}/{i}");
                 if pages {

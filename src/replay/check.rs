@@ -23,6 +23,9 @@ pub const MAX_TOTAL_COST: u64 = 20_000_000_000;
 /// Failures kept per instance: a call that fails several ways counts in each of its first few.
 pub const MAX_FAILURES: usize = 8;
 
+/// Why a call is not judged when a `pattern` match ran out of its budget.
+pub const UNDECIDED: &str = "a `pattern` match ran out of its budget (cannot decide)";
+
 /// How deep `properties` are looked for through `$ref`s and combinators.
 const DECLARED_DEPTH: usize = 8;
 
@@ -66,7 +69,7 @@ impl<'s> Schema<'s> {
         let Some(size) = crate::compare::witness::unfolded(root) else {
             return Schema { root, validator: None, size: 0, unusable: Some("its schema unfolds too far to validate") };
         };
-        match jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(root) {
+        match crate::schema::regex_budget::options().build(root) {
             Ok(v) => Schema { root, validator: Some(v), size: size.max(1), unusable: None },
             Err(_) => Schema { root, validator: None, size: 0, unusable: Some("its schema does not compile") },
         }
@@ -88,6 +91,9 @@ impl<'s> Schema<'s> {
         }
         let mut out: Vec<Rejection> = Vec::new();
         for e in validator.iter_errors(instance) {
+            if crate::schema::regex_budget::is_undecided(&e) {
+                return Verdict::Skipped(UNDECIDED);
+            }
             let r = Rejection {
                 keyword: e.kind().keyword().to_owned(),
                 schema_path: crate::schema::resolvable(self.root, e.schema_path().as_str()),
@@ -187,10 +193,7 @@ impl Declared {
             None
         } else {
             let any: Vec<Value> = patterns.into_iter().map(|p| serde_json::json!({"pattern": p})).collect();
-            match jsonschema::options()
-                .with_draft(jsonschema::Draft::Draft202012)
-                .build(&serde_json::json!({"anyOf": any}))
-            {
+            match crate::schema::regex_budget::options().build(&serde_json::json!({"anyOf": any})) {
                 Ok(v) => Some(v),
                 Err(_) => return Declared { names, patterns: None, open: true },
             }
@@ -204,7 +207,11 @@ impl Declared {
     pub fn has(&self, name: &str) -> bool {
         self.open
             || self.names.contains(name)
-            || self.patterns.as_ref().is_some_and(|p| p.is_valid(&Value::String(name.to_owned())))
+            // A match that ran out of its budget counts as declared: "ignored" is not claimed undecided.
+            || self.patterns.as_ref().is_some_and(|p| {
+                p.validate(&Value::String(name.to_owned()))
+                    .map_or_else(|e| crate::schema::regex_budget::is_undecided(&e), |()| true)
+            })
     }
 }
 

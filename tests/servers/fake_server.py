@@ -15,6 +15,7 @@ Usage: python3 fake_server.py MODE [ARG]. Modes:
              until stdin closes... and then keeps running: only the process group signal ends it
   stubborn   ignores stdin closing and SIGTERM (only SIGKILL ends it)
   hostile    stderr with terminal escapes and a workflow command, then exits 1
+  slowpages  answers every `tools/list` page after ARG seconds, with a next cursor, forever
 """
 
 import json
@@ -100,6 +101,9 @@ while True:
             send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32603, "message": "database \x1b[2J unavailable"}})
         elif mode == "loop":
             send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [tool("t" + str(cursor))], "nextCursor": "again"}})
+        elif mode == "slowpages":
+            time.sleep(float(arg))
+            send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [tool("t" + str(cursor))], "nextCursor": str(cursor) + "x"}})
         elif mode == "pages":
             page = {None: (["zeta", "alpha"], "p2"), "p2": (["mid"], "p3"), "p3": (["beta"], None)}[cursor]
             result = {"tools": [tool(n) for n in page[0]], "_meta": {"served": time.time()}}

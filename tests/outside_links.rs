@@ -1,0 +1,89 @@
+//! Issue #33: a working-tree symbolic link that leads out of the repository (or out of the directory
+//! given, outside any repository) is refused, as it is at a git revision: a pull request could commit
+//! a link to a file elsewhere on the runner, and a report would quote its lines.
+#![cfg(unix)]
+
+use assert_cmd::Command;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+
+fn drift(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("mcp-drift").unwrap().current_dir(dir).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn sh(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git").current_dir(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+const TOOL: &str = r#"{"name": "deploy", "inputSchema": {"type": "object"}}"#;
+/// A file elsewhere on the runner: a tool whose description holds a secret.
+const SECRET: &str = r#"{"name": "leak", "inputSchema": {"type": "objekt"}, "description": "TOKEN=hunter2"}"#;
+
+/// A repository with `snaps/deploy.snap`, and a secret file outside it.
+fn setup() -> (tempfile::TempDir, tempfile::TempDir) {
+    let repo = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    sh(repo.path(), &["init", "-q", "-b", "main"]);
+    std::fs::create_dir_all(repo.path().join("snaps")).unwrap();
+    std::fs::write(repo.path().join("snaps/deploy.snap"), TOOL).unwrap();
+    std::fs::write(outside.path().join("secret.json"), SECRET).unwrap();
+    (repo, outside)
+}
+
+#[test]
+fn a_link_in_a_snapshot_directory_to_a_file_outside_the_repository_is_refused() {
+    let (repo, outside) = setup();
+    symlink(outside.path().join("secret.json"), repo.path().join("snaps/leak.snap")).unwrap();
+    for args in [&["lint", "snaps"][..], &["diff", "snaps", "snaps"], &["lock", "snaps"]] {
+        let (code, out, err) = drift(repo.path(), args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains("snaps/leak.snap") && err.contains("outside the repository"), "{err}");
+        assert!(!out.contains("hunter2") && !err.contains("hunter2"), "{out}{err}");
+    }
+    // Left out, the rest is read.
+    let (code, out, err) = drift(repo.path(), &["lint", "snaps", "--exclude", "leak.snap"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn a_snapshot_file_that_is_a_link_out_of_the_repository_is_refused() {
+    let (repo, outside) = setup();
+    symlink(outside.path().join("secret.json"), repo.path().join("tools.json")).unwrap();
+    let (code, out, err) = drift(repo.path(), &["lint", "tools.json"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(!out.contains("hunter2") && !err.contains("hunter2"), "{out}{err}");
+    // A path outside the repository, given as such, is the user's choice.
+    let secret = outside.path().join("secret.json");
+    let (code, out, err) = drift(repo.path(), &["lint", secret.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+}
+
+#[test]
+fn links_that_stay_inside_the_repository_are_followed() {
+    let (repo, _outside) = setup();
+    std::fs::create_dir_all(repo.path().join("shared")).unwrap();
+    std::fs::write(repo.path().join("shared/status.snap"), TOOL.replace("deploy", "status")).unwrap();
+    symlink("../shared/status.snap", repo.path().join("snaps/status.snap")).unwrap();
+    let (code, out, err) = drift(repo.path(), &["lint", "snaps"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn outside_a_repository_a_link_out_of_the_directory_given_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("snaps")).unwrap();
+    std::fs::write(dir.path().join("snaps/deploy.snap"), TOOL).unwrap();
+    std::fs::write(outside.path().join("secret.json"), SECRET).unwrap();
+    symlink(outside.path().join("secret.json"), dir.path().join("snaps/leak.snap")).unwrap();
+    let (code, out, err) = drift(dir.path(), &["lint", "snaps"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("outside the directory given"), "{err}");
+    assert!(!out.contains("hunter2") && !err.contains("hunter2"), "{out}{err}");
+}

@@ -1,0 +1,69 @@
+//! Issue #33: a backtracking `pattern` (a back-reference) cannot make `lint` or `replay` long: each
+//! match has a budget, and a match that runs out of it is "cannot decide" at that place, never a
+//! finding that the value is invalid.
+
+use assert_cmd::Command;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn drift(dir: &Path, args: &[&str]) -> (i32, String, String, Duration) {
+    let started = Instant::now();
+    let out = Command::cargo_bin("mcp-drift").unwrap().current_dir(dir).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        started.elapsed(),
+    )
+}
+
+/// A back-reference forces the backtracking engine, and `(a|a)*` doubles its work per character.
+const PATTERN: &str = r"^(a|a)*\1$";
+
+fn subject() -> String {
+    format!("{}b", "a".repeat(28))
+}
+
+fn tool(extra: &str) -> String {
+    format!(
+        r#"{{"name": "t", "description": "d", "inputSchema": {{"type": "object", "properties": {{"q": {{"type": "string", "description": "q", "pattern": {}{extra}}}}}}}}}"#,
+        serde_json::to_string(PATTERN).unwrap()
+    )
+}
+
+#[test]
+fn lint_of_examples_against_a_backtracking_pattern_is_short_and_undecided() {
+    let d = tempfile::tempdir().unwrap();
+    let examples: Vec<String> = (0..1000).map(|_| format!("\"{}\"", subject())).collect();
+    let text = format!("{{\"tools\": [{}]}}", tool(&format!(", \"examples\": [{}]", examples.join(", "))));
+    assert!(text.len() > 30_000);
+    std::fs::write(d.path().join("tools.json"), text).unwrap();
+    let (_, out, err, took) = drift(d.path(), &["lint", "tools.json", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let findings = v["findings"].as_array().unwrap();
+    assert!(!findings.iter().any(|f| f["rule"] == "lint-default-invalid"), "{out}");
+    let undecided: Vec<_> =
+        findings.iter().filter(|f| f["message"].as_str().is_some_and(|m| m.contains("not decided"))).collect();
+    assert_eq!(undecided.len(), 1, "{out}");
+    assert!(undecided[0]["pointer"].as_str().unwrap().ends_with("/examples/0"), "{out}");
+    // Minutes before (a debug build took 49 s); well under a second now.
+    assert!(took < Duration::from_secs(20), "{took:?}");
+}
+
+#[test]
+fn replay_of_calls_against_a_backtracking_pattern_is_short_and_undecided() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("new.json"), format!("{{\"tools\": [{}]}}", tool(""))).unwrap();
+    let line = format!("{{\"tool\": \"t\", \"arguments\": {{\"q\": \"{}\"}}}}\n", subject());
+    std::fs::write(d.path().join("calls.jsonl"), line.repeat(300)).unwrap();
+    let (code, out, err, took) = drift(d.path(), &["replay", "new.json", "--calls", "calls.jsonl", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let notes: Vec<&str> = v["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    assert!(
+        notes.iter().any(|n| n.contains("300 calls were not validated") && n.contains("cannot decide")),
+        "{notes:?}"
+    );
+    assert!(notes.iter().any(|n| n.contains("0 rejected")), "{notes:?}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+}

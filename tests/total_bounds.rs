@@ -1,0 +1,75 @@
+//! Issue #33: `--max-total-bytes` bounds what one side reads in all, not only per file: a directory
+//! of many hard links to one snapshot, or a git tree of many entries of one blob, is refused before
+//! it is read whole, and every path counts.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn drift(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("mcp-drift").unwrap().current_dir(dir).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn sh(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git").current_dir(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A tools/list of about 40 KB.
+fn big_snapshot() -> String {
+    let tools: Vec<String> = (0..400)
+        .map(|i| {
+            format!(r#"{{"name": "t{i}", "description": "{}", "inputSchema": {{"type": "object"}}}}"#, "x".repeat(60))
+        })
+        .collect();
+    format!("{{\"tools\": [{}]}}", tools.join(",\n"))
+}
+
+#[test]
+fn hard_links_to_one_snapshot_count_against_the_total() {
+    let d = tempfile::tempdir().unwrap();
+    let snaps = d.path().join("snaps");
+    std::fs::create_dir_all(&snaps).unwrap();
+    let text = big_snapshot();
+    std::fs::write(snaps.join("s00.json"), &text).unwrap();
+    for i in 1..40 {
+        std::fs::hard_link(snaps.join("s00.json"), snaps.join(format!("s{i:02}.json"))).unwrap();
+    }
+    let size = text.len();
+    // Each file is under the per-file cap; 40 of them are over the total.
+    let total = (size * 10).to_string();
+    let (code, out, err) = drift(d.path(), &["lint", "snaps", "--max-total-bytes", &total]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("--max-total-bytes limit") && err.contains("snaps"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // Under the total, read as before.
+    let (code, _, err) = drift(d.path(), &["lint", "snaps", "--max-total-bytes", &(size * 40).to_string()]);
+    assert_ne!(code, 2, "{err}");
+}
+
+#[test]
+fn a_git_tree_of_many_entries_of_one_blob_is_refused_from_its_listing() {
+    let r = tempfile::tempdir().unwrap();
+    let p = r.path();
+    sh(p, &["init", "-q", "-b", "main"]);
+    sh(p, &["config", "user.email", "ci@example.com"]);
+    sh(p, &["config", "user.name", "CI"]);
+    std::fs::create_dir_all(p.join("snaps")).unwrap();
+    let text = big_snapshot();
+    for i in 0..40 {
+        std::fs::write(p.join(format!("snaps/s{i:02}.json")), &text).unwrap();
+    }
+    sh(p, &["add", "."]);
+    sh(p, &["commit", "-qm", "v1"]);
+    let total = (text.len() * 10).to_string();
+    let (code, out, err) = drift(p, &["diff", "HEAD:snaps", "snaps", "--max-total-bytes", &total]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("HEAD:snaps") && err.contains("--max-total-bytes limit"), "{err}");
+    // Within the total, the shared blob reads as every entry's file.
+    let (code, out, err) = drift(p, &["diff", "HEAD:snaps", "snaps", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+}

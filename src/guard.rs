@@ -4,9 +4,10 @@
 //!
 //! Every message passes unchanged, byte for byte, except that a `tools/call` of a tool whose contract
 //! drifted from the lock is answered by the guard (`isError: true`, `error_code: "STALE_TOOL_SCHEMA"`)
-//! and never reaches the server. Before the first call, and after every
-//! `notifications/tools/list_changed`, the guard lists the tools itself (every page, ids of its own)
-//! and checks them ([`check`]); calls wait meanwhile. The parts: [`wire`] (framing and message kinds),
+//! and never reaches the server. Before every call (by default, [`Recheck::EveryCall`]: many servers
+//! change their tools without `notifications/tools/list_changed`), or only before the first and after
+//! every notification ([`Recheck::OnNotify`]), the guard lists the tools itself (every page, ids of
+//! its own, one deadline for the whole listing) and checks them ([`check`]); calls wait meanwhile. The parts: [`wire`] (framing and message kinds),
 //! [`check`] (verdicts), [`reply`] (what the guard writes itself), `proxy` (the threads), `process`
 //! (the child).
 //!
@@ -42,7 +43,7 @@ pub struct Bounds {
     pub max_queued_calls: usize,
     /// Their total size.
     pub max_queued_bytes: usize,
-    /// How long one `tools/list` page may take.
+    /// How long one check may take: every page of the guard's `tools/list`, together.
     pub timeout: Duration,
     pub max_pages: usize,
     pub max_tools: usize,
@@ -70,6 +71,17 @@ impl Default for Bounds {
     }
 }
 
+/// When the guard lists the server's tools again before forwarding a call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Recheck {
+    /// Before every `tools/call`: each call is decided by a listing asked for after it arrived.
+    #[default]
+    EveryCall,
+    /// Before the first call, after `notifications/tools/list_changed` and after the client's own
+    /// `tools/list`: a server that changes silently is not seen until then.
+    OnNotify,
+}
+
 /// One guard session's settings.
 pub struct Options {
     pub lock: PathBuf,
@@ -79,6 +91,7 @@ pub struct Options {
     /// of `mcp-drift replay`).
     pub record: Option<PathBuf>,
     pub policy: Policy,
+    pub recheck: Recheck,
     /// The server's program and arguments.
     pub command: Vec<OsString>,
     pub bounds: Bounds,
@@ -112,5 +125,6 @@ pub fn run(
     let mut shared =
         proxy::Shared::new(lock, options.policy, options.bounds, audit, server_in, Box::new(client_out), notice);
     shared.record_to(record);
+    shared.recheck(options.recheck);
     Ok(proxy::run(shared, server, server_out, client_in))
 }

@@ -135,15 +135,25 @@ struct GuardArgs {
     /// the contract hash refuses].
     #[arg(long, value_enum, value_name = "SEVERITY")]
     block_on: Option<BlockOn>,
-    /// How long the server may take to answer one page of the guard's own tools/list: 30s, 500ms, 2m.
+    /// How long the server may take to answer the guard's own tools/list, every page of it: 30s, 500ms, 2m.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = mcp_drift::capture::plan::parse_timeout)]
     timeout: std::time::Duration,
+    /// When the server's tools are listed and checked again: before every tools/call, or only before
+    /// the first, after a list-changed notification and after the client's own listing.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "every-call")]
+    recheck: RecheckArg,
     /// The longest message read from the client or the server (e.g. 64MiB).
     #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "64MiB")]
     max_message_bytes: u64,
     /// The server's command line.
     #[arg(last = true, required = true, value_name = "CMD")]
     command: Vec<std::ffi::OsString>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RecheckArg {
+    EveryCall,
+    OnNotify,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -516,6 +526,10 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
         audit: args.audit,
         record: args.record,
         policy: mcp_drift::guard::Policy { allow, block_on },
+        recheck: match args.recheck {
+            RecheckArg::EveryCall => mcp_drift::guard::Recheck::EveryCall,
+            RecheckArg::OnNotify => mcp_drift::guard::Recheck::OnNotify,
+        },
         command: args.command,
         bounds,
     };

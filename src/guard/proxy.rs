@@ -7,9 +7,11 @@
 //!   verdict allows it, else answered here), the guard's own `tools/list` responses (never shown to
 //!   the client), and what cannot be forwarded safely (not JSON, a reserved id, a batch that calls a
 //!   tool, a line over the size limit from the client), which is answered with a JSON-RPC error;
-//! - no call reaches the server before a `tools/list` fetched by the guard after the last
-//!   `notifications/tools/list_changed` it has seen was checked; calls that arrive meanwhile wait in
-//!   order, at most `max_queued_calls` of them;
+//! - with `Recheck::EveryCall`, no call reaches the server before a `tools/list` the guard asked for
+//!   after the call arrived was checked (calls that arrive during a listing wait for the next one);
+//!   with `Recheck::OnNotify`, before one fetched after the last `notifications/tools/list_changed`
+//!   it has seen; calls wait in order, at most `max_queued_calls` of them, and one check has one
+//!   deadline (`Bounds::timeout`) however many pages or restarts it takes;
 //! - lock order is state, then a stream: a thread never waits for the state while holding a stream,
 //!   and every decision is written while the state is held, so calls reach the server in the order
 //!   they were decided.
@@ -24,7 +26,7 @@ use serde_json::Value;
 
 use super::check::{self, Checked, Lock, Policy};
 use super::wire::{self, Client, Frame, Lines, Server};
-use super::{Bounds, Notice, reply};
+use super::{Bounds, Notice, Recheck, reply};
 
 /// A list that changes while the guard fetches it is fetched again, this often at most in a row.
 const MAX_RESTARTS: usize = 8;
@@ -52,13 +54,18 @@ struct Fetch {
     bytes: usize,
     cursors: HashSet<String>,
     pages: usize,
-    sent: Instant,
+    /// When the first page was asked for: the whole check has one deadline.
+    began: Instant,
+    /// The calls it may decide: those that arrived before it began (`Pending::seq` below this).
+    covers: u64,
     /// A `list_changed` arrived during this fetch: its result may already be old.
     changed: bool,
     restarts: usize,
 }
 
 struct Pending {
+    /// Its place in the order calls arrived (see `Fetch::covers`).
+    seq: u64,
     id: Option<Value>,
     tool: String,
     line: Vec<u8>,
@@ -69,6 +76,8 @@ struct State {
     queue: VecDeque<Pending>,
     queued_bytes: usize,
     next_id: u64,
+    /// How many calls have arrived.
+    arrivals: u64,
     /// The server closed its output: nothing more can be forwarded.
     gone: bool,
 }
@@ -83,6 +92,7 @@ pub(super) struct Shared {
     lock: Lock,
     policy: Policy,
     bounds: Bounds,
+    recheck: Recheck,
     notice: Notice,
 }
 
@@ -106,6 +116,7 @@ impl Shared {
                 queue: VecDeque::new(),
                 queued_bytes: 0,
                 next_id: 1,
+                arrivals: 0,
                 gone: false,
             }),
             server_in: Mutex::new(Some(server_in)),
@@ -115,8 +126,14 @@ impl Shared {
             lock,
             policy,
             bounds,
+            recheck: Recheck::EveryCall,
             notice,
         }
+    }
+
+    /// When the server's tools are listed again before a call (see [`Recheck`]).
+    pub(super) fn recheck(&mut self, recheck: Recheck) {
+        self.recheck = recheck;
     }
 
     /// Records every message of the session in `file` (see [`Shared::recorded`]).
@@ -220,19 +237,27 @@ impl Shared {
     }
 
     /// Sends the first page request of a fetch.
-    fn start_fetch(&self, st: &mut State, restarts: usize) {
+    /// A restart keeps the deadline of the check it restarts (`began`).
+    fn start_fetch(&self, st: &mut State, restarts: usize, began: Instant) {
         let id = format!("{}{}", wire::ID_PREFIX, st.next_id);
         st.next_id += 1;
         if !self.to_server(&reply::list_request(&id, None)) {
             return self.fail(st, "the server no longer reads its input");
         }
+        // Every call waiting now arrived before this listing was asked for; on notice, a listing
+        // decides every call that waits for it.
+        let covers = match self.recheck {
+            Recheck::EveryCall => st.arrivals,
+            Recheck::OnNotify => u64::MAX,
+        };
         st.view = View::Fetching(Fetch {
             id,
             tools: Vec::new(),
             bytes: 0,
             cursors: HashSet::new(),
             pages: 1,
-            sent: Instant::now(),
+            began,
+            covers,
             changed: false,
             restarts,
         });
@@ -253,12 +278,15 @@ impl Shared {
 
     /// A `tools/call` from the client.
     fn call(&self, id: Option<Value>, tool: String, line: Vec<u8>) {
-        let p = Pending { id, tool, line };
         let mut st = hold(&self.state);
+        let p = Pending { seq: st.arrivals, id, tool, line };
+        st.arrivals += 1;
         if st.gone {
             return self.unchecked(&p, "the server has exited");
         }
-        if let (View::Ready(checked), true) = (&st.view, st.queue.is_empty()) {
+        // On notice only, a listing checked since the last change decides at once; every call
+        // otherwise waits for a listing asked for after it arrived.
+        if let (View::Ready(checked), true, Recheck::OnNotify) = (&st.view, st.queue.is_empty(), self.recheck) {
             return self.decide(checked, &p);
         }
         if st.queue.len() >= self.bounds.max_queued_calls
@@ -268,8 +296,8 @@ impl Shared {
         }
         st.queued_bytes += p.line.len();
         st.queue.push_back(p);
-        if matches!(st.view, View::Stale) {
-            self.start_fetch(&mut st, 0);
+        if !matches!(st.view, View::Fetching(_)) {
+            self.start_fetch(&mut st, 0, Instant::now());
         }
     }
 
@@ -296,7 +324,7 @@ impl Shared {
     fn list_changed(&self) {
         let mut st = hold(&self.state);
         match &mut st.view {
-            View::Ready(_) => self.start_fetch(&mut st, 0),
+            View::Ready(_) => self.start_fetch(&mut st, 0, Instant::now()),
             View::Fetching(f) => f.changed = true,
             View::Stale => {}
         }
@@ -343,7 +371,6 @@ impl Shared {
             if let View::Fetching(f) = &mut st.view {
                 f.id = id;
                 f.pages += 1;
-                f.sent = Instant::now();
             }
             return;
         }
@@ -352,7 +379,7 @@ impl Shared {
             if f.restarts >= MAX_RESTARTS {
                 return self.fail(&mut st, "the server's tool list kept changing while the guard read it");
             }
-            return self.start_fetch(&mut st, f.restarts + 1);
+            return self.start_fetch(&mut st, f.restarts + 1, f.began);
         }
         let checked = check::check(&self.lock, &f.tools, &self.policy);
         let (listed, drifted, blocked) = checked.counts();
@@ -362,19 +389,24 @@ impl Shared {
                 self.lock.name
             ));
         }
-        let queue = std::mem::take(&mut st.queue);
-        st.queued_bytes = 0;
-        for p in &queue {
-            self.decide(&checked, p);
+        while st.queue.front().is_some_and(|p| p.seq < f.covers) {
+            let Some(p) = st.queue.pop_front() else { break };
+            st.queued_bytes = st.queued_bytes.saturating_sub(p.line.len());
+            self.decide(&checked, &p);
         }
         st.view = View::Ready(checked);
+        // Calls that arrived while this listing was read wait for one asked for after them.
+        if !st.queue.is_empty() {
+            self.start_fetch(&mut st, 0, Instant::now());
+        }
     }
 
     /// Fails a fetch that waited too long.
     fn tick(&self) {
         let mut st = hold(&self.state);
+        // One deadline for the whole check, however many pages it has.
         if let View::Fetching(f) = &st.view
-            && f.sent.elapsed() > self.bounds.timeout
+            && f.began.elapsed() > self.bounds.timeout
         {
             let secs = self.bounds.timeout.as_secs_f64();
             self.fail(&mut st, &format!("the server did not answer tools/list within {secs} s"));

@@ -8,6 +8,9 @@ FAKE_MODE:
   silent  never answers tools/list;
   exit    exits with code 7 on the first tools/call it receives.
 FAKE_EXIT: the exit code when stdin closes (default 0).
+FAKE_TOOLS: a file holding a JSON array of tools, read again on every tools/list and served as one
+  page (instead of the two built-in tools): a test rewrites it to change the tools without a
+  notification.
 """
 
 import json
@@ -49,7 +52,10 @@ def main():
             if mode == "silent":
                 continue
             cursor = (message.get("params") or {}).get("cursor")
-            if cursor is None:
+            if os.environ.get("FAKE_TOOLS"):
+                with open(os.environ["FAKE_TOOLS"], encoding="utf-8") as f:
+                    send({"jsonrpc": "2.0", "id": rid, "result": {"tools": json.load(f)}})
+            elif cursor is None:
                 send({"jsonrpc": "2.0", "id": rid, "result": {"tools": TOOLS[:1], "nextCursor": "page-2"}})
             elif mode == "loop":
                 send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [], "nextCursor": "page-2"}})

@@ -3,10 +3,13 @@
 //! settings; returns when the session is over.
 //!
 //! Promises:
-//! - every line is forwarded as it was read, except `tools/call`s (forwarded only when the tool's
-//!   verdict allows it, else answered here), the guard's own `tools/list` responses (never shown to
-//!   the client), and what cannot be forwarded safely (not JSON, a reserved id, a batch that calls a
-//!   tool, a line over the size limit from the client), which is answered with a JSON-RPC error;
+//! - a client message reaches the server only as judged and re-serialized (`wire::client`): what
+//!   cannot be judged exactly, a batch that calls a tool and a line over the size limit are answered
+//!   with a JSON-RPC error instead; `tools/call`s are forwarded only when the tool's verdict allows
+//!   it, else answered here;
+//! - a server message reaches the client as read when no reader can split it otherwise, else
+//!   re-serialized; the guard's own `tools/list` responses never do (in a batch too), and a line
+//!   that is not one JSON text is dropped;
 //! - with `Recheck::EveryCall`, no call reaches the server before a `tools/list` the guard asked for
 //!   after the call arrived was checked (calls that arrive during a listing wait for the next one);
 //!   with `Recheck::OnNotify`, before one fetched after the last `notifications/tools/list_changed`
@@ -158,6 +161,12 @@ impl Shared {
         self.recorded(line);
         let mut out = hold(&self.client_out);
         out.write_all(line).and_then(|()| out.flush()).is_ok()
+    }
+
+    /// Passes a server's message on as it was read when every reader reads it as the guard did, else
+    /// as the guard read it.
+    fn to_client_as_read(&self, line: &[u8], value: &Value) -> bool {
+        if wire::unambiguous(line) { self.to_client(line) } else { self.to_client(&wire::serialize(value)) }
     }
 
     fn to_server(&self, line: &[u8]) -> bool {
@@ -330,14 +339,13 @@ impl Shared {
         }
     }
 
-    /// A response to the guard's own request.
-    fn own(&self, id: &str, line: &[u8]) {
+    /// A response to the guard's own request (`size`: the bytes of the line it came in).
+    fn own(&self, id: &str, value: &Value, size: usize) {
         let mut st = hold(&self.state);
         let View::Fetching(f) = &mut st.view else { return };
         if f.id != id {
             return;
         }
-        let value: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
         if let Some(e) = value.get("error") {
             let message = e.get("message").and_then(Value::as_str).unwrap_or("no message");
             return self.fail(&mut st, &format!("the server answered tools/list with an error: {message}"));
@@ -345,7 +353,7 @@ impl Shared {
         let Some(Value::Array(tools)) = value.pointer("/result/tools") else {
             return self.fail(&mut st, "the server's tools/list result has no `tools` array");
         };
-        f.bytes = f.bytes.saturating_add(line.len());
+        f.bytes = f.bytes.saturating_add(size);
         if f.bytes > self.bounds.max_listing_bytes {
             let max = self.bounds.max_listing_bytes;
             return self.fail(&mut st, &format!("the server's tools/list is over {max} bytes"));
@@ -440,41 +448,35 @@ fn client_loop(shared: &Shared, input: impl Read) {
             Ok(Frame::Eof) | Err(_) => return,
         };
         if wire::is_blank(&line) {
-            shared.to_server(&line);
             continue;
         }
-        shared.recorded(&line);
-        match wire::client(&line) {
-            Client::Call { id, name: Some(name) } => shared.call(id, name, line),
-            Client::Call { id, name: None } => {
+        // What is forwarded is the message as judged, re-serialized: never the bytes as read.
+        let judged = match wire::client(&line) {
+            Ok(judged) => judged,
+            Err(refused) => {
+                shared.recorded(&line);
+                (shared.notice)(&format!("refused a message from the client: {}", refused.message));
+                shared.to_client(&reply::error(refused.id.as_ref(), refused.code, &refused.message));
+                continue;
+            }
+        };
+        shared.recorded(&judged.line);
+        for kind in &judged.kinds {
+            match kind {
+                Client::Cancel { id } => shared.cancel(id),
+                Client::List => shared.relist(),
+                Client::Call { .. } | Client::Other => {}
+            }
+        }
+        match judged.kinds.as_slice() {
+            [Client::Call { id, name: Some(name) }] => shared.call(id.clone(), name.clone(), judged.line),
+            [Client::Call { id, name: None }] => {
                 if id.is_some() {
                     shared.to_client(&reply::error(id.as_ref(), -32602, "tools/call needs a string `params.name`"));
                 }
             }
-            Client::Reserved { id } => {
-                let message = format!("mcp-drift guard: request ids starting with `{}` are reserved", wire::ID_PREFIX);
-                shared.to_client(&reply::error(Some(&id), -32600, &message));
-            }
-            Client::Batch => {
-                shared.to_client(&reply::error(
-                    None,
-                    -32600,
-                    "mcp-drift guard: a batch that calls a tool is not forwarded",
-                ));
-            }
-            Client::Invalid => {
-                shared.to_client(&reply::error(None, -32700, "Parse error"));
-            }
-            Client::List => {
-                shared.relist();
-                shared.to_server(&line);
-            }
-            Client::Cancel { id } => {
-                shared.cancel(&id);
-                shared.to_server(&line);
-            }
-            Client::Other => {
-                shared.to_server(&line);
+            _ => {
+                shared.to_server(&judged.line);
             }
         }
     }
@@ -492,15 +494,50 @@ fn server_loop(shared: &Shared, output: impl Read) {
             }
             Ok(Frame::Eof) | Err(_) => return,
         };
-        match wire::server(&line) {
-            Server::Own(id) => shared.own(&id, &line),
-            Server::ListChanged => {
-                // Stale first: a call the client sends on seeing the notification waits for the check.
-                shared.list_changed();
-                shared.to_client(&line);
+        if wire::is_blank(&line) {
+            continue;
+        }
+        let value = match wire::parse(&line) {
+            Ok(v) => v,
+            Err(e) => {
+                (shared.notice)(&format!("dropped a line from the server that is not one JSON text: {e}"));
+                continue;
             }
-            Server::Other => {
-                shared.to_client(&line);
+        };
+        let Value::Array(items) = value else {
+            match wire::server(&value) {
+                Server::Own(id) => shared.own(&id, &value, line.len()),
+                Server::ListChanged => {
+                    // Stale first: a call the client sends on seeing the notification waits for the check.
+                    shared.list_changed();
+                    shared.to_client_as_read(&line, &value);
+                }
+                Server::Other => {
+                    shared.to_client_as_read(&line, &value);
+                }
+            }
+            continue;
+        };
+        // A batch: each message is seen as if it came alone; the guard's own answers are taken out.
+        let count = items.len();
+        let mut rest = Vec::with_capacity(count);
+        for item in items {
+            match wire::server(&item) {
+                Server::Own(id) => shared.own(&id, &item, line.len()),
+                Server::ListChanged => {
+                    shared.list_changed();
+                    rest.push(item);
+                }
+                Server::Other => rest.push(item),
+            }
+        }
+        if !rest.is_empty() || count == 0 {
+            let kept = rest.len() == count;
+            let batch = Value::Array(rest);
+            if kept {
+                shared.to_client_as_read(&line, &batch);
+            } else {
+                shared.to_client(&wire::serialize(&batch));
             }
         }
     }

@@ -10,7 +10,8 @@ FAKE_MODE:
 FAKE_EXIT: the exit code when stdin closes (default 0).
 FAKE_TOOLS: a file holding a JSON array of tools, read again on every tools/list and served as one
   page (instead of the two built-in tools): a test rewrites it to change the tools without a
-  notification.
+  notification. A call of the tool `notify` is answered after a batch that holds
+  notifications/tools/list_changed.
 """
 
 import json
@@ -64,6 +65,8 @@ def main():
         elif method == "tools/call":
             if mode == "exit":
                 sys.exit(7)
+            if message["params"].get("name") == "notify":
+                send([{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}])
             args = message["params"].get("arguments") or {}
             send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": json.dumps(args)}]}})
         else:

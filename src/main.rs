@@ -131,10 +131,15 @@ struct GuardArgs {
     /// Forward calls whose drift is only findings of these rules (repeatable, or comma-separated).
     #[arg(long, value_name = "RULE", num_args = 1.., value_delimiter = ',')]
     allow_drift: Vec<String>,
-    /// Refuse a drifted tool's calls only for findings at or above this severity [default: any change of
-    /// the contract hash refuses].
+    /// Refuse a drifted tool's calls for findings at or above this severity [default: warning, or info
+    /// when the configuration's fail-on is info or never]. A tool not in the lock, or whose drift no
+    /// rule explains, is always refused.
     #[arg(long, value_enum, value_name = "SEVERITY")]
     block_on: Option<BlockOn>,
+    /// The configuration whose fail-on and [severity] overrides the guard applies [default:
+    /// mcp-drift.toml in the current directory, when there is one].
+    #[arg(long, value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
     /// How long the server may take to answer the guard's own tools/list, every page of it: 30s, 500ms, 2m.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = mcp_drift::capture::plan::parse_timeout)]
     timeout: std::time::Duration,
@@ -511,11 +516,33 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let block_on = args.block_on.map(|b| match b {
-        BlockOn::Error => Severity::Error,
-        BlockOn::Warning => Severity::Warning,
-        BlockOn::Info => Severity::Info,
-    });
+    // The team's policy: what its CI fails on blocks here too, with its severity overrides; a change
+    // that can alter what a call means (warning: a description whose meaning changed) blocks whatever
+    // CI fails on, and a configuration that never fails says nothing about what may run.
+    let config = mcp_drift::policy::Policy::load_config(args.config.as_deref())?.config;
+    let block_on = match args.block_on {
+        Some(BlockOn::Error) => Severity::Error,
+        Some(BlockOn::Warning) => Severity::Warning,
+        Some(BlockOn::Info) => Severity::Info,
+        None => match config.fail_on.map(mcp_drift::policy::FailOn::threshold) {
+            None => Severity::Warning,
+            Some(threshold) => threshold.map_or(Severity::Info, |t| t.min(Severity::Warning)),
+        },
+    };
+    let block_on = Some(block_on);
+    let severity = config
+        .severity
+        .iter()
+        .filter_map(|(rule, level)| {
+            let level = match level {
+                mcp_drift::policy::Level::Error => Some(Severity::Error),
+                mcp_drift::policy::Level::Warning => Some(Severity::Warning),
+                mcp_drift::policy::Level::Info => Some(Severity::Info),
+                mcp_drift::policy::Level::Off => None,
+            };
+            RuleId::from_id(rule).map(|id| (id, level))
+        })
+        .collect();
     let bounds = mcp_drift::guard::Bounds {
         max_message_bytes: usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX),
         timeout: args.timeout,
@@ -525,7 +552,7 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
         lock: args.lock,
         audit: args.audit,
         record: args.record,
-        policy: mcp_drift::guard::Policy { allow, block_on },
+        policy: mcp_drift::guard::Policy { allow, block_on, severity },
         recheck: match args.recheck {
             RecheckArg::EveryCall => mcp_drift::guard::Recheck::EveryCall,
             RecheckArg::OnNotify => mcp_drift::guard::Recheck::OnNotify,

@@ -202,16 +202,21 @@ fn a_drifted_tool_is_refused_and_never_reaches_the_server() {
     let sc = &result["structuredContent"];
     assert_eq!(sc["error_code"], "STALE_TOOL_SCHEMA");
     assert_eq!(sc["tool"], "search");
-    assert_eq!(sc["required_action"], "refresh_tools");
+    // The lock is the operator's: refreshing the tool list would not help the agent.
+    assert_eq!(sc["required_action"], "operator_review");
     assert_eq!(sc["side_effect_started"], false);
     assert_eq!(sc["locked_hash"], locked_hash(&lock, "search"));
+    assert_eq!(sc["changes"][0]["rule"], "input-property-renamed", "{sc}");
+    assert_eq!(sc["changes"][0]["severity"], "error", "{sc}");
+    assert!(sc["changes"][0]["message"].as_str().unwrap().contains("`query` was renamed to `q`"), "{sc}");
     let current = sc["current_hash"].as_str().unwrap();
     assert!(current.len() == 64 && current != locked_hash(&lock, "search"), "{sc}");
     assert_eq!(sc["rules"], json!(["input-property-renamed"]));
     let text = result["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("`search`") && text.contains("mcp-tools.lock"), "{text}");
     assert!(text.contains("\n- input-property-renamed (error): parameter `query` was renamed to `q`"), "{text}");
-    assert!(text.contains("Nothing was executed") && text.contains("Refresh the tool list"), "{text}");
+    assert!(text.contains("Nothing was executed") && text.contains("reviewed by an operator"), "{text}");
+    assert!(!text.contains("Refresh the tool list"), "{text}");
 
     let (_, refused) = session.call(2, "create_ticket", &json!({"title": "t"}));
     let rules = refused["result"]["structuredContent"]["rules"].as_array().unwrap().clone();
@@ -328,7 +333,31 @@ fn allowed_drift_and_a_severity_threshold_forward_calls() {
         assert_eq!(session.close().0, 0);
         (echo, search, create)
     };
-    assert_eq!(run(&["--lock", lock]), (true, true, true), "any change of the hash refuses by default");
+    // By default the guard blocks warnings and errors (what can change what a call means), info too when
+    // the team's fail-on does: the reworded description (info) passes, the renamed and the newly
+    // required parameters do not.
+    assert_eq!(run(&["--lock", lock]), (false, true, true));
+    let config = |text: &str| {
+        let path = dir.path().join(format!("c{}.toml", text.len()));
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    for (text, expected) in [
+        ("fail-on = \"info\"\n", (true, true, true)),
+        ("fail-on = \"never\"\n", (true, true, true)),
+        ("fail-on = \"warning\"\n", (false, true, true)),
+        ("fail-on = \"error\"\n", (false, true, true)),
+        ("[severity]\ndescription-reworded = \"error\"\n", (true, true, true)),
+        ("[severity]\ninput-property-renamed = \"off\"\n", (false, false, true)),
+        ("[severity]\ninput-property-renamed = \"info\"\n", (false, false, true)),
+    ] {
+        assert_eq!(run(&["--lock", lock, "--config", &config(text)]), expected, "{text}");
+    }
+    assert_eq!(
+        run(&["--lock", lock, "--config", &config("fail-on = \"info\"\n"), "--block-on", "error"]),
+        (false, true, true)
+    );
+    assert_eq!(run(&["--lock", lock, "--block-on", "info"]), (true, true, true), "info: any finding refuses");
     assert_eq!(run(&["--lock", lock, "--block-on", "warning"]), (false, true, true));
     assert_eq!(
         run(&["--lock", lock, "--allow-drift", "input-property-renamed", "description-reworded"]),
@@ -425,6 +454,8 @@ fn pages_are_all_read_and_hostile_client_lines_never_reach_the_server() {
     // A call of a tool the server does not list is refused too.
     let (_, v) = session.call(5, "nonexistent", &json!({}));
     assert_eq!(v["result"]["structuredContent"]["error_code"], "STALE_TOOL_SCHEMA", "{v}");
+    // Neither locked nor listed: the agent's mistake, and a refresh shows it.
+    assert_eq!(v["result"]["structuredContent"]["required_action"], "refresh_tools", "{v}");
     // Its name reaches standard error escaped.
     let (_, v) = session.call(7, "x\u{1b}]0;owned\u{7}\n::error::forged", &json!({}));
     assert_eq!(v["result"]["isError"], true, "{v}");

@@ -42,6 +42,49 @@ fn short(hash: Option<&str>) -> String {
     hash.map_or_else(|| "none".to_owned(), |h| h.chars().take(12).collect())
 }
 
+/// What the agent is told to do about a refusal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// The contract differs from the approved one: only the operator, who owns the lock, can help.
+    OperatorReview,
+    /// The call does not fit the contract the server publishes: listing the tools again helps.
+    RefreshTools,
+}
+
+impl Action {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::OperatorReview => "operator_review",
+            Action::RefreshTools => "refresh_tools",
+        }
+    }
+
+    /// The action for a blocked tool: a tool neither locked nor listed is the agent's mistake (a refresh
+    /// shows it is not there); every other refusal is a contract that differs from the lock.
+    #[must_use]
+    pub fn of(verdict: &Verdict) -> Action {
+        if verdict.locked.is_none() && verdict.current.is_none() && verdict.changes.is_empty() {
+            Action::RefreshTools
+        } else {
+            Action::OperatorReview
+        }
+    }
+
+    fn advice(self, lock: &str) -> String {
+        match self {
+            Action::OperatorReview => format!(
+                "\nNothing was executed: the call did not reach the server. Refreshing the tool list does not \
+                 help: the contract approved in {lock} must be reviewed by an operator (mcp-drift verify) and \
+                 the lock updated before this tool can be called."
+            ),
+            Action::RefreshTools => "\nNothing was executed: the call did not reach the server. Refresh the tool \
+                 list (tools/list) and check the tool's current definition before calling it again."
+                .to_owned(),
+        }
+    }
+}
+
 /// The text of a refusal: which contract, what changed (one line per finding), that nothing ran, and
 /// what to do.
 #[must_use]
@@ -75,10 +118,7 @@ pub fn refusal_text(tool: &str, verdict: &Verdict, lock: &str) -> String {
             let _ = write!(out, "\n- and {} more", verdict.changes.len() - MAX_LINES);
         }
     }
-    out.push_str(
-        "\nNothing was executed: the call did not reach the server. Refresh the tool list (tools/list) and \
-         check the tool's current definition before calling it again.",
-    );
+    out.push_str(&Action::of(verdict).advice(&lock));
     out
 }
 
@@ -91,11 +131,14 @@ pub fn refusal(id: &Value, tool: &str, verdict: &Verdict, lock: &str) -> Vec<u8>
         "structuredContent": {
             "error_code": "STALE_TOOL_SCHEMA",
             "tool": tool,
-            "required_action": "refresh_tools",
+            "required_action": Action::of(verdict).as_str(),
             "side_effect_started": false,
             "locked_hash": verdict.locked,
             "current_hash": verdict.current,
             "rules": verdict.rules(),
+            "changes": verdict.changes.iter().take(MAX_LINES).map(|c| json!({
+                "rule": c.rule.as_str(), "severity": c.severity.as_str(), "message": c.message,
+            })).collect::<Vec<_>>(),
         }
     }}))
 }
@@ -204,7 +247,9 @@ mod tests {
         assert_eq!(v["result"]["isError"], true);
         let s = &v["result"]["structuredContent"];
         assert_eq!(s["error_code"], "STALE_TOOL_SCHEMA");
-        assert_eq!(s["required_action"], "refresh_tools");
+        assert_eq!(s["required_action"], "operator_review");
+        assert_eq!(s["changes"][0]["rule"], "input-required-added");
+        assert_eq!(s["changes"][0]["severity"], "error");
         assert_eq!(s["side_effect_started"], false);
         assert_eq!(s["rules"], json!(["input-required-added"]));
         assert_eq!(s["locked_hash"], "a".repeat(64));
@@ -213,7 +258,14 @@ mod tests {
             text.contains("search\\u{202e}") && text.contains("- input-required-added (error): `n`\\n::error::x"),
             "{text}"
         );
-        assert!(text.contains("Nothing was executed") && text.contains("Refresh the tool list"), "{text}");
+        assert!(text.contains("Nothing was executed") && text.contains("reviewed by an operator"), "{text}");
+        assert!(!text.contains("Refresh the tool list"), "{text}");
         assert_eq!(text.lines().count(), 4, "{text}");
+        // A tool that neither the lock nor the server knows: the agent's mistake, a refresh helps.
+        let unknown =
+            Verdict { locked: None, current: None, changes: vec![], problem: Some("not listed".into()), blocked: true };
+        let v: Value = serde_json::from_slice(&refusal(&json!(4), "nope", &unknown, "l")).unwrap();
+        assert_eq!(v["result"]["structuredContent"]["required_action"], "refresh_tools");
+        assert!(v["result"]["content"][0]["text"].as_str().unwrap().contains("Refresh the tool list"));
     }
 }

@@ -92,6 +92,9 @@ pub struct Options {
     pub record: Option<PathBuf>,
     pub policy: Policy,
     pub recheck: Recheck,
+    /// Replace a result whose `structuredContent` the locked `outputSchema` rejects with an `isError`
+    /// result saying why (else it is only noticed and audited).
+    pub enforce_results: bool,
     /// The server's program and arguments.
     pub command: Vec<OsString>,
     pub bounds: Bounds,
@@ -110,6 +113,8 @@ pub fn run(
 ) -> Result<i32, Error> {
     let lock =
         check::Lock::read(&options.lock, crate::load::Limits { max_input_bytes: options.bounds.max_lock_bytes })?;
+    // The session's validators borrow the locked schemas for as long as the process runs.
+    let lock: &'static check::Lock = Box::leak(Box::new(lock));
     let append = |path: &Option<PathBuf>| match path {
         Some(path) => std::fs::OpenOptions::new()
             .create(true)
@@ -126,5 +131,6 @@ pub fn run(
         proxy::Shared::new(lock, options.policy, options.bounds, audit, server_in, Box::new(client_out), notice);
     shared.record_to(record);
     shared.recheck(options.recheck);
+    shared.enforce_results(options.enforce_results);
     Ok(proxy::run(shared, server, server_out, client_in))
 }

@@ -147,6 +147,10 @@ struct GuardArgs {
     /// the first, after a list-changed notification and after the client's own listing.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "every-call")]
     recheck: RecheckArg,
+    /// Replace a result whose structuredContent the locked outputSchema rejects with an isError result
+    /// saying why [default: pass it on, with a notice and an audit line].
+    #[arg(long)]
+    enforce_results: bool,
     /// The longest message read from the client or the server (e.g. 64MiB).
     #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "64MiB")]
     max_message_bytes: u64,
@@ -553,6 +557,7 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
         audit: args.audit,
         record: args.record,
         policy: mcp_drift::guard::Policy { allow, block_on, severity },
+        enforce_results: args.enforce_results,
         recheck: match args.recheck {
             RecheckArg::EveryCall => mcp_drift::guard::Recheck::EveryCall,
             RecheckArg::OnNotify => mcp_drift::guard::Recheck::OnNotify,

@@ -852,3 +852,80 @@ fn batched_list_changes_and_listings_are_noticed_on_notify() {
     assert_eq!(echoed.len(), 2, "{received}");
     assert!(!received.contains("\"3\"") && !received.contains("\"6\""), "{received}");
 }
+
+#[test]
+fn arguments_the_locked_contract_rejects_never_reach_the_server() {
+    let Some(s) = servers::find() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let lock = lock(dir.path(), &listing(&s.drift_stdio(), &[]));
+    let log = dir.path().join("calls.log");
+    let audit = dir.path().join("audit.jsonl");
+    let env = [("DRIFT_LOG", log.as_path())];
+    let args = ["--lock", lock.to_str().unwrap(), "--audit", audit.to_str().unwrap()];
+    let mut session = Session::start(&guard(&args, &s.drift_stdio()), &env);
+    session.initialize();
+    // Revision A's `search` needs `query`: a call with B's `q` does not fit the approved contract.
+    let (_, v) = session.call(1, "search", &json!({"q": "x"}));
+    let sc = &v["result"]["structuredContent"];
+    assert_eq!(sc["error_code"], "STALE_TOOL_SCHEMA", "{v}");
+    assert_eq!(sc["required_action"], "refresh_tools", "{v}");
+    assert_eq!(sc["side_effect_started"], false);
+    assert_eq!(sc["violations"], json!(["`query` is a required property"]), "{v}");
+    assert_eq!(sc["current_hash"], locked_hash(&lock, "search"));
+    let text = v["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("Refresh the tool list") && text.contains("`query` is a required property"), "{text}");
+    let (_, v) = session.call(2, "create_ticket", &json!({"title": "t", "priority": "urgent"}));
+    let violations = v["result"]["structuredContent"]["violations"].to_string();
+    assert!(violations.contains("not one of") && violations.contains("/priority"), "{v}");
+    let (_, v) = session.call(3, "search", &json!({"query": "fits", "limit": 1}));
+    assert_eq!(v["result"]["isError"], false, "{v}");
+    assert_eq!(session.close().0, 0);
+    assert_eq!(calls_logged(&log), ["search"]);
+    let audit = std::fs::read_to_string(&audit).unwrap();
+    let first: Value = serde_json::from_str(audit.lines().next().unwrap()).unwrap();
+    assert_eq!(first["decision"], "refused");
+    assert!(first["reason"].as_str().unwrap().contains("inputSchema"), "{first}");
+}
+
+#[test]
+fn results_the_locked_output_schema_rejects_are_audited_or_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    // The fake server returns the arguments as structuredContent.
+    let tools = json!([{"name": "count", "description": "Count.",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}]);
+    let lock = lock(dir.path(), &json!({"tools": tools}));
+    let file = dir.path().join("tools.json");
+    std::fs::write(&file, tools.to_string()).unwrap();
+    let log = dir.path().join("received.log");
+    let env = [("FAKE_TOOLS", file.as_path()), ("FAKE_LOG", log.as_path())];
+    for enforce in [false, true] {
+        let audit = dir.path().join(format!("audit-{enforce}.jsonl"));
+        let mut args = vec!["--lock", lock.to_str().unwrap(), "--audit", audit.to_str().unwrap()];
+        if enforce {
+            args.push("--enforce-results");
+        }
+        let mut session = Session::start(&guard(&args, &fake()), &env);
+        session.initialize();
+        let (_, fits) = session.call(1, "count", &json!({"n": 7}));
+        assert_eq!(fits["result"]["structuredContent"], json!({"n": 7}), "{fits}");
+        let (_, bad) = session.call(2, "count", &json!({"n": "seven"}));
+        if enforce {
+            assert_eq!(bad["result"]["isError"], true, "{bad}");
+            assert!(bad["result"].get("structuredContent").is_none(), "{bad}");
+            let text = bad["result"]["content"][0]["text"].as_str().unwrap();
+            assert!(text.contains("withheld the result of `count`") && text.contains("/n"), "{text}");
+        } else {
+            assert_eq!(bad["result"]["structuredContent"], json!({"n": "seven"}), "{bad}");
+        }
+        let (code, stderr) = session.close();
+        assert_eq!(code, 0);
+        assert!(stderr.contains("does not fit its locked outputSchema"), "{stderr}");
+        let lines: Vec<Value> =
+            std::fs::read_to_string(&audit).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let result = lines.iter().find(|l| l["decision"].as_str().unwrap().starts_with("result-")).unwrap();
+        assert_eq!(result["decision"], if enforce { "result-replaced" } else { "result-rejected" }, "{result}");
+        assert_eq!((&result["tool"], &result["id"]), (&json!("count"), &json!(2)));
+        assert_eq!(lines.iter().filter(|l| l["decision"].as_str().unwrap().starts_with("result-")).count(), 1);
+    }
+}

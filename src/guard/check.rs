@@ -29,6 +29,8 @@ pub struct Lock {
     path: std::path::PathBuf,
     /// The name shown in refusals (the path as given).
     pub name: String,
+    /// The locked `inputSchema` and `outputSchema` (when there is one) of each tool, by published name.
+    pub schemas: BTreeMap<String, (Value, Option<Value>)>,
 }
 
 impl Lock {
@@ -38,7 +40,15 @@ impl Lock {
     /// A missing, unreadable or corrupt lock.
     pub fn read(path: &Path, limits: crate::load::Limits) -> Result<Lock, Error> {
         let (file, text) = lock::read_text(path, limits)?;
-        Ok(Lock { file, text, path: path.to_owned(), name: path.display().to_string() })
+        let mut schemas = BTreeMap::new();
+        let snapshot = lock::locked_snapshot(text.clone(), path, &mut Sources::default())?;
+        for tool in snapshot.tools.values() {
+            let v = tool.value();
+            let input = v.get("inputSchema").cloned().unwrap_or(Value::Bool(true));
+            let output = v.get("outputSchema").filter(|s| !s.is_null()).cloned();
+            schemas.insert(tool.published_name().to_owned(), (input, output));
+        }
+        Ok(Lock { file, text, path: path.to_owned(), name: path.display().to_string(), schemas })
     }
 }
 
@@ -96,6 +106,9 @@ pub struct Checked {
     /// Findings by tool name, for tools the server no longer lists.
     gone: BTreeMap<String, Vec<Change>>,
     locked: BTreeMap<String, String>,
+    /// The listed `inputSchema` of each tool whose drift the policy lets through: its calls are judged
+    /// by the contract the team accepted, not the locked one.
+    accepted_inputs: BTreeMap<String, Value>,
 }
 
 impl Checked {
@@ -112,6 +125,12 @@ impl Checked {
             problem: Some("the server's tools/list does not list it".into()),
             blocked: true,
         }
+    }
+
+    /// The listed `inputSchema` of a tool whose drift the policy lets through.
+    #[must_use]
+    pub fn accepted_input(&self, name: &str) -> Option<&Value> {
+        self.accepted_inputs.get(name)
     }
 
     /// How many listed tools are drifted, and how many of those are blocked.
@@ -175,6 +194,12 @@ pub fn check(lock: &Lock, tools: &[Value], policy: &Policy) -> Checked {
         let mut verdict =
             Verdict { locked: locked_hash, current: Some(tool.sha256.clone()), changes, problem, blocked: false };
         verdict.blocked = blocks(&verdict, policy, off.contains(name));
+        if !verdict.blocked && verdict.locked != verdict.current {
+            // A tool is hashable only when its name is listed once, so this finds it.
+            let listed = tools.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(name.as_str()));
+            let input = listed.and_then(|t| t.get("inputSchema")).cloned().unwrap_or(Value::Bool(true));
+            checked.accepted_inputs.insert(name.clone(), input);
+        }
         checked.tools.insert(name.clone(), verdict);
     }
     for (name, problem) in problems {

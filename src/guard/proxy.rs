@@ -19,7 +19,7 @@
 //!   and every decision is written while the state is held, so calls reach the server in the order
 //!   they were decided.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{Read, Write};
 use std::process::ChildStdin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
@@ -27,12 +27,23 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 
-use super::check::{self, Checked, Lock, Policy};
+use super::check::{self, Checked, Lock, Policy, Verdict};
 use super::wire::{self, Client, Frame, Lines, Server};
 use super::{Bounds, Notice, Recheck, reply};
+use crate::replay::check::{Schema, Verdict as Validation};
 
 /// A list that changes while the guard fetches it is fetched again, this often at most in a row.
 const MAX_RESTARTS: usize = 8;
+
+/// Forwarded calls whose results are awaited (to check them against the locked `outputSchema`); calls
+/// beyond this many at once are forwarded without their results being checked.
+const MAX_IN_FLIGHT: usize = 4096;
+
+/// The validators of one locked tool, built on its first call.
+struct Checks {
+    input: Schema<'static>,
+    output: Option<Schema<'static>>,
+}
 
 enum Event {
     /// The client closed its output (or it could not be read).
@@ -71,6 +82,7 @@ struct Pending {
     seq: u64,
     id: Option<Value>,
     tool: String,
+    arguments: Value,
     line: Vec<u8>,
 }
 
@@ -92,7 +104,13 @@ pub(super) struct Shared {
     audit: Option<Mutex<std::fs::File>>,
     /// `--record`: every message read from the client and written to it, one line each.
     recording: Option<Mutex<std::fs::File>>,
-    lock: Lock,
+    lock: &'static Lock,
+    /// Validators by tool name, built on first use.
+    schemas: Mutex<HashMap<String, Arc<Checks>>>,
+    /// Forwarded calls awaiting their result: the tool, by the request id's JSON text.
+    in_flight: Mutex<HashMap<String, String>>,
+    /// Replace a result the locked `outputSchema` rejects with an `isError` result.
+    enforce_results: bool,
     policy: Policy,
     bounds: Bounds,
     recheck: Recheck,
@@ -105,7 +123,7 @@ fn hold<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Shared {
     pub(super) fn new(
-        lock: Lock,
+        lock: &'static Lock,
         policy: Policy,
         bounds: Bounds,
         audit: Option<std::fs::File>,
@@ -127,11 +145,83 @@ impl Shared {
             audit: audit.map(Mutex::new),
             recording: None,
             lock,
+            schemas: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(HashMap::new()),
+            enforce_results: false,
             policy,
             bounds,
             recheck: Recheck::EveryCall,
             notice,
         }
+    }
+
+    /// Results the locked `outputSchema` rejects are replaced (`--enforce-results`).
+    pub(super) fn enforce_results(&mut self, on: bool) {
+        self.enforce_results = on;
+    }
+
+    /// The validators of a locked tool.
+    fn checks(&self, tool: &str) -> Option<Arc<Checks>> {
+        let (input, output) = self.lock.schemas.get(tool)?;
+        let mut cache = hold(&self.schemas);
+        if let Some(c) = cache.get(tool) {
+            return Some(Arc::clone(c));
+        }
+        let c = Arc::new(Checks { input: Schema::new(input), output: output.as_ref().map(Schema::new) });
+        cache.insert(tool.to_owned(), Arc::clone(&c));
+        Some(c)
+    }
+
+    /// Why the approved `inputSchema` rejects a call's arguments, when it does: the locked one, or the
+    /// listed one when the policy lets the tool's drift through.
+    fn rejected_arguments(&self, checked: &Checked, p: &Pending) -> Option<Vec<String>> {
+        let mut fuel = crate::replay::check::MAX_CALL_COST;
+        let verdict = match checked.accepted_input(&p.tool) {
+            Some(accepted) => Schema::new(accepted).check(&p.arguments, &mut fuel),
+            None => self.checks(&p.tool)?.input.check(&p.arguments, &mut fuel),
+        };
+        match verdict {
+            Validation::Invalid(rejections) => Some(reasons(&rejections)),
+            Validation::Valid | Validation::Skipped(_) => None,
+        }
+    }
+
+    /// A response from the server: when it answers a forwarded call of a tool with a locked
+    /// `outputSchema`, its `structuredContent` is checked; a rejection is noticed and audited, and with
+    /// `--enforce-results` the message to send instead is returned.
+    fn answered(&self, m: &Value) -> Option<Value> {
+        if m.get("method").is_some() {
+            return None;
+        }
+        let id = m.get("id")?;
+        let tool = hold(&self.in_flight).remove(&id.to_string())?;
+        let result = m.get("result")?;
+        if result.get("isError").and_then(Value::as_bool) == Some(true) {
+            return None;
+        }
+        let checks = self.checks(&tool)?;
+        let output = checks.output.as_ref()?;
+        let mut fuel = crate::replay::check::MAX_CALL_COST;
+        let reasons = match result.get("structuredContent") {
+            None => vec!["the result has no structuredContent, which its outputSchema calls for".to_owned()],
+            Some(content) => match output.check(content, &mut fuel) {
+                Validation::Invalid(rejections) => reasons(&rejections),
+                Validation::Valid | Validation::Skipped(_) => return None,
+            },
+        };
+        let what = if self.enforce_results { "replaced" } else { "passed on" };
+        (self.notice)(&format!(
+            "the result of tools/call `{tool}` does not fit its locked outputSchema ({what}): {}",
+            reasons.join("; ")
+        ));
+        if let Some(file) = &self.audit {
+            let line = reply::result_audit(&tool, id, self.enforce_results, &reasons, SystemTime::now());
+            let mut file = hold(file);
+            if let Err(e) = file.write_all(&line).and_then(|()| file.flush()) {
+                (self.notice)(&format!("cannot write the audit log: {e}"));
+            }
+        }
+        self.enforce_results.then(|| reply::result_withheld(id, &tool, &reasons, &self.lock.name))
     }
 
     /// When the server's tools are listed again before a call (see [`Recheck`]).
@@ -211,11 +301,38 @@ impl Shared {
         });
     }
 
+    /// Refuses a call of an allowed contract whose arguments that contract rejects.
+    fn refuse_arguments(&self, p: &Pending, verdict: &Verdict, reasons: &[String]) {
+        if let Some(id) = &p.id {
+            self.to_client(&reply::arguments_refused(id, &p.tool, verdict, reasons, &self.lock.name));
+        }
+        let why = format!("its arguments do not fit the locked inputSchema: {}", reasons.join("; "));
+        (self.notice)(&format!("refused tools/call `{}`: {why}", p.tool));
+        self.record(&reply::Audit {
+            tool: &p.tool,
+            id: p.id.as_ref(),
+            forwarded: false,
+            locked: verdict.locked.as_deref(),
+            current: verdict.current.as_deref(),
+            rules: verdict.rules(),
+            reason: Some(&why),
+        });
+    }
+
     /// Forwards or refuses one call, by the tools as last checked.
     fn decide(&self, checked: &Checked, p: &Pending) {
         let verdict = checked.verdict(&p.tool);
         let mut forwarded = false;
         if !verdict.blocked {
+            if let Some(reasons) = self.rejected_arguments(checked, p) {
+                return self.refuse_arguments(p, &verdict, &reasons);
+            }
+            if let Some(id) = &p.id {
+                let mut in_flight = hold(&self.in_flight);
+                if in_flight.len() < MAX_IN_FLIGHT {
+                    in_flight.insert(id.to_string(), p.tool.clone());
+                }
+            }
             if self.to_server(&p.line) {
                 forwarded = true;
             } else {
@@ -286,9 +403,9 @@ impl Shared {
     }
 
     /// A `tools/call` from the client.
-    fn call(&self, id: Option<Value>, tool: String, line: Vec<u8>) {
+    fn call(&self, id: Option<Value>, tool: String, arguments: Value, line: Vec<u8>) {
         let mut st = hold(&self.state);
-        let p = Pending { seq: st.arrivals, id, tool, line };
+        let p = Pending { seq: st.arrivals, id, tool, arguments, line };
         st.arrivals += 1;
         if st.gone {
             return self.unchecked(&p, "the server has exited");
@@ -389,7 +506,7 @@ impl Shared {
             }
             return self.start_fetch(&mut st, f.restarts + 1, f.began);
         }
-        let checked = check::check(&self.lock, &f.tools, &self.policy);
+        let checked = check::check(self.lock, &f.tools, &self.policy);
         let (listed, drifted, blocked) = checked.counts();
         if drifted > 0 {
             (self.notice)(&format!(
@@ -433,6 +550,16 @@ impl Shared {
     }
 }
 
+/// A validator's rejections in words, each with the place in the instance when it is not the root.
+fn reasons(rejections: &[crate::replay::check::Rejection]) -> Vec<String> {
+    rejections
+        .iter()
+        .map(|r| {
+            if r.instance_path.is_empty() { r.reason.clone() } else { format!("{} (at {})", r.reason, r.instance_path) }
+        })
+        .collect()
+}
+
 /// Reads the client until it closes.
 fn client_loop(shared: &Shared, input: impl Read) {
     let mut lines = Lines::new(input, shared.bounds.max_message_bytes);
@@ -469,8 +596,10 @@ fn client_loop(shared: &Shared, input: impl Read) {
             }
         }
         match judged.kinds.as_slice() {
-            [Client::Call { id, name: Some(name) }] => shared.call(id.clone(), name.clone(), judged.line),
-            [Client::Call { id, name: None }] => {
+            [Client::Call { id, name: Some(name), arguments }] => {
+                shared.call(id.clone(), name.clone(), arguments.clone(), judged.line);
+            }
+            [Client::Call { id, name: None, .. }] => {
                 if id.is_some() {
                     shared.to_client(&reply::error(id.as_ref(), -32602, "tools/call needs a string `params.name`"));
                 }
@@ -512,9 +641,14 @@ fn server_loop(shared: &Shared, output: impl Read) {
                     shared.list_changed();
                     shared.to_client_as_read(&line, &value);
                 }
-                Server::Other => {
-                    shared.to_client_as_read(&line, &value);
-                }
+                Server::Other => match shared.answered(&value) {
+                    Some(instead) => {
+                        shared.to_client(&wire::serialize(&instead));
+                    }
+                    None => {
+                        shared.to_client_as_read(&line, &value);
+                    }
+                },
             }
             continue;
         };
@@ -528,11 +662,11 @@ fn server_loop(shared: &Shared, output: impl Read) {
                     shared.list_changed();
                     rest.push(item);
                 }
-                Server::Other => rest.push(item),
+                Server::Other => rest.push(shared.answered(&item).unwrap_or(item)),
             }
         }
         if !rest.is_empty() || count == 0 {
-            let kept = rest.len() == count;
+            let kept = rest.len() == count && shared.enforce_results.then_some(()).is_none();
             let batch = Value::Array(rest);
             if kept {
                 shared.to_client_as_read(&line, &batch);

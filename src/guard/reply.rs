@@ -143,6 +143,70 @@ pub fn refusal(id: &Value, tool: &str, verdict: &Verdict, lock: &str) -> Vec<u8>
     }}))
 }
 
+/// One line per rejection, escaped, at most [`MAX_LINES`].
+fn rejections(out: &mut String, reasons: &[String]) {
+    for r in reasons.iter().take(MAX_LINES) {
+        let _ = write!(out, "\n- {}", text::escape(r));
+    }
+}
+
+/// The answer to a call whose arguments the locked `inputSchema` rejects: the agent's call does not fit
+/// the contract (which did not drift beyond the policy), so listing the tools again helps.
+#[must_use]
+pub fn arguments_refused(id: &Value, tool: &str, verdict: &Verdict, reasons: &[String], lock: &str) -> Vec<u8> {
+    let mut text = format!(
+        "mcp-drift guard did not call `{}`: its arguments do not fit the tool's inputSchema as approved in {}:",
+        text::escape(tool),
+        text::escape(lock)
+    );
+    rejections(&mut text, reasons);
+    text.push_str(&Action::RefreshTools.advice(&text::escape(lock)));
+    line(&json!({"jsonrpc": "2.0", "id": id, "result": {
+        "content": [{"type": "text", "text": text}],
+        "isError": true,
+        "structuredContent": {
+            "error_code": "STALE_TOOL_SCHEMA",
+            "tool": tool,
+            "required_action": Action::RefreshTools.as_str(),
+            "side_effect_started": false,
+            "locked_hash": verdict.locked,
+            "current_hash": verdict.current,
+            "rules": verdict.rules(),
+            "violations": reasons.iter().take(MAX_LINES).collect::<Vec<_>>(),
+        }
+    }}))
+}
+
+/// What replaces a result whose `structuredContent` the locked `outputSchema` rejects (with
+/// `--enforce-results`): the call did run, so the text says so.
+#[must_use]
+pub fn result_withheld(id: &Value, tool: &str, reasons: &[String], lock: &str) -> Value {
+    let mut text = format!(
+        "mcp-drift guard withheld the result of `{}`: its structuredContent does not fit the tool's outputSchema as \
+         approved in {}:",
+        text::escape(tool),
+        text::escape(lock)
+    );
+    rejections(&mut text, reasons);
+    text.push_str(
+        "\nThe call did reach the server and may have had effects; its result is not in the approved shape. An \
+         operator must review the server's change (mcp-drift verify).",
+    );
+    json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}], "isError": true}})
+}
+
+/// The audit line of a result the locked `outputSchema` rejects.
+#[must_use]
+pub fn result_audit(tool: &str, id: &Value, replaced: bool, reasons: &[String], now: SystemTime) -> Vec<u8> {
+    line(&json!({
+        "time": rfc3339(now),
+        "tool": tool,
+        "id": id,
+        "decision": if replaced { "result-replaced" } else { "result-rejected" },
+        "reasons": reasons.iter().take(MAX_LINES).collect::<Vec<_>>(),
+    }))
+}
+
 /// The answer to a call the guard could not check (its `tools/list` failed or timed out, the server
 /// is gone, too many calls wait).
 #[must_use]

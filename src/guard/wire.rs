@@ -259,8 +259,9 @@ fn refused(id: Option<&Value>, code: i64, message: impl Into<String>) -> Refused
 /// What one judged client message is, as far as the guard cares.
 #[derive(Debug, PartialEq)]
 pub enum Client {
-    /// `tools/call` (with or without an id): the tool name when it is a string.
-    Call { id: Option<Value>, name: Option<String> },
+    /// `tools/call` (with or without an id): the tool name when it is a string, and its arguments
+    /// (`{}` when there are none).
+    Call { id: Option<Value>, name: Option<String>, arguments: Value },
     /// `notifications/cancelled` naming a request id.
     Cancel { id: Value },
     /// The client's own `tools/list`.
@@ -343,9 +344,15 @@ fn client_one(m: &Value) -> Result<Client, Refused> {
     }
     let id = id.filter(|i| !i.is_null()).cloned();
     Ok(match (method, id) {
-        ("tools/call", id) => {
-            Client::Call { id, name: m.pointer("/params/name").and_then(Value::as_str).map(str::to_owned) }
-        }
+        ("tools/call", id) => Client::Call {
+            id,
+            name: m.pointer("/params/name").and_then(Value::as_str).map(str::to_owned),
+            arguments: m
+                .pointer("/params/arguments")
+                .filter(|a| !a.is_null())
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Map::new())),
+        },
         ("tools/list", Some(_)) => Client::List,
         ("notifications/cancelled", None) => match m.pointer("/params/requestId") {
             Some(id) if !id.is_null() => Client::Cancel { id: id.clone() },
@@ -422,9 +429,9 @@ mod tests {
     #[test]
     fn client_messages() {
         let call = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#;
-        assert_eq!(kinds(call), [Client::Call { id: Some(json!(7)), name: Some("echo".into()) }]);
-        let note = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":7}}"#;
-        assert_eq!(kinds(note), [Client::Call { id: None, name: None }]);
+        assert_eq!(kinds(call), [Client::Call { id: Some(json!(7)), name: Some("echo".into()), arguments: json!({}) }]);
+        let note = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":7,"arguments":[1]}}"#;
+        assert_eq!(kinds(note), [Client::Call { id: None, name: None, arguments: json!([1]) }]);
         assert_eq!(kinds(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#), [Client::List]);
         assert_eq!(kinds(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#), [Client::Other]);
         assert_eq!(

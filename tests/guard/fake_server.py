@@ -11,7 +11,7 @@ FAKE_EXIT: the exit code when stdin closes (default 0).
 FAKE_TOOLS: a file holding a JSON array of tools, read again on every tools/list and served as one
   page (instead of the two built-in tools): a test rewrites it to change the tools without a
   notification. A call of the tool `notify` is answered after a batch that holds
-  notifications/tools/list_changed.
+  notifications/tools/list_changed. A call's result carries its arguments as structuredContent too.
 """
 
 import json
@@ -68,7 +68,10 @@ def main():
             if message["params"].get("name") == "notify":
                 send([{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}])
             args = message["params"].get("arguments") or {}
-            send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": json.dumps(args)}]}})
+            result = {"content": [{"type": "text", "text": json.dumps(args)}]}
+            if os.environ.get("FAKE_TOOLS"):
+                result["structuredContent"] = args
+            send({"jsonrpc": "2.0", "id": rid, "result": result})
         else:
             send({"jsonrpc": "2.0", "id": rid, "result": {}})
     sys.exit(int(os.environ.get("FAKE_EXIT", "0")))

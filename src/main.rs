@@ -368,7 +368,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // A configuration error lists every problem, one neutral line each.
             for line in e.to_string().lines() {
-                eprintln!("error: {line}");
+                say(&format!("error: {line}"));
             }
             ExitCode::from(2)
         }
@@ -378,6 +378,21 @@ fn main() -> ExitCode {
 /// A path or name from the command line or the input, as one neutral line for standard error.
 fn neutral(s: &dyn std::fmt::Display) -> String {
     mcp_drift::text::line(&s.to_string())
+}
+
+/// SIGINT, SIGTERM and SIGHUP end the servers `capture` and `guard` start (their own process groups),
+/// then this process.
+fn stop_servers_on_signals() {
+    if let Err(e) = mcp_drift::mcp::groups::stop_on_signals(std::time::Duration::from_secs(2)) {
+        say(&format!("note: cannot handle signals ({e}); a signal would leave the server running"));
+    }
+}
+
+/// One line to standard error. A closed standard error (`2>&1 | head -c1`) is no reason to panic, and
+/// the guard's notices come from its proxy threads, which must go on.
+fn say(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
 }
 
 fn print(text: &str) -> Result<(), mcp_drift::Error> {
@@ -508,6 +523,7 @@ fn lock_command(snapshot: &str, output: &std::path::Path, input: &InputArgs) -> 
 
 /// `mcp-drift guard`: the settings, then the session; the exit code is the server's.
 fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
+    stop_servers_on_signals();
     let allow = args
         .allow_drift
         .iter()
@@ -565,7 +581,8 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
         command: args.command,
         bounds,
     };
-    let notice: mcp_drift::guard::Notice = std::sync::Arc::new(|s: &str| eprintln!("mcp-drift guard: {}", neutral(&s)));
+    let notice: mcp_drift::guard::Notice =
+        std::sync::Arc::new(|s: &str| say(&format!("mcp-drift guard: {}", neutral(&s))));
     let code = mcp_drift::guard::run(options, std::io::stdin(), std::io::stdout(), notice)?;
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
@@ -573,6 +590,7 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
 /// `mcp-drift capture`: validated settings to the library, its outcome to standard error.
 fn capture_command(args: CaptureArgs) -> Result<ExitCode, mcp_drift::Error> {
     use mcp_drift::capture::plan::{self, Output, Plan, Target};
+    stop_servers_on_signals();
     let target = match (args.url, args.command.is_empty()) {
         (Some(url), true) => {
             plan::check_url(&url)?;
@@ -599,7 +617,7 @@ fn capture_command(args: CaptureArgs) -> Result<ExitCode, mcp_drift::Error> {
         Output::Stdout => "standard output".into(),
     };
     let stderr: Option<mcp_drift::mcp::stdio::StderrSink> =
-        if args.quiet { None } else { Some(Box::new(|line: &str| eprintln!("server: {line}"))) };
+        if args.quiet { None } else { Some(Box::new(|line: &str| say(&format!("server: {line}")))) };
     let done = plan::run(Plan {
         target,
         output,
@@ -611,24 +629,24 @@ fn capture_command(args: CaptureArgs) -> Result<ExitCode, mcp_drift::Error> {
     let server = &done.capture.server;
     if server.protocol.is_none() {
         let known: Vec<&str> = Protocol::ALL.iter().map(|p| p.as_str()).collect();
-        eprintln!(
+        say(&format!(
             "note: the server answered protocol version `{}`, which mcp-drift does not know (it offered {}; it knows {}); the snapshot was taken anyway",
             neutral(&server.protocol_version),
             mcp_drift::mcp::newest_protocol().as_str(),
             known.join(", ")
-        );
+        ));
     }
     if let Some(text) = &done.stdout {
         print(text)?;
     }
     let name = if server.name.is_empty() { "the server".to_owned() } else { format!("`{}`", neutral(&server.name)) };
     let version = if server.version.is_empty() { String::new() } else { format!(" {}", neutral(&server.version)) };
-    eprintln!(
+    say(&format!(
         "captured {} tool(s) from {name}{version} (protocol {}, {} page(s)) to {shown}",
         done.capture.tools.len(),
         neutral(&server.protocol_version),
         done.capture.pages,
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 

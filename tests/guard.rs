@@ -929,3 +929,74 @@ fn results_the_locked_output_schema_rejects_are_audited_or_replaced() {
         assert_eq!(lines.iter().filter(|l| l["decision"].as_str().unwrap().starts_with("result-")).count(), 1);
     }
 }
+
+#[test]
+fn a_signal_to_guard_or_capture_ends_the_server_and_its_group() {
+    for (command, signal, code) in
+        [("guard", "TERM", 143), ("guard", "INT", 130), ("capture", "TERM", 143), ("capture", "INT", 130)]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = fake_lock(dir.path());
+        let pidfile = dir.path().join("pid");
+        // A server that ignores SIGTERM and the end of its input, with a child of its own: only SIGKILL
+        // to the group ends it. Silent: `capture` waits for its tools/list.
+        let script = format!(
+            "trap '' TERM; sleep 300 </dev/null >/dev/null 2>&1 & echo $! > '{}'; FAKE_MODE=silent {}; sleep 300",
+            pidfile.display(),
+            fake().join(" ")
+        );
+        let server = vec!["sh".to_owned(), "-c".to_owned(), script];
+        let argv = if command == "guard" {
+            guard(&["--lock", lock.to_str().unwrap()], &server)
+        } else {
+            [vec![bin(), "capture".to_owned(), "--".to_owned()], server].concat()
+        };
+        let mut session = Session::start(&argv, &[]);
+        if command == "guard" {
+            session.initialize();
+        }
+        let deadline = Instant::now() + WAIT;
+        while std::fs::read_to_string(&pidfile).map_or(true, |p| !p.ends_with('\n')) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let pid = std::fs::read_to_string(&pidfile).unwrap().trim().to_owned();
+        let alive = || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')))
+        };
+        assert!(alive(), "the server's child runs");
+        let me = session.child.id().to_string();
+        assert!(Command::new("kill").args([format!("-{signal}"), me]).status().unwrap().success());
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = session.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(started.elapsed() < Duration::from_secs(15), "{command} did not end on SIG{signal}");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(code), "{command} SIG{signal}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while alive() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(!alive(), "SIG{signal} to {command} left the server's child {pid} running");
+    }
+}
+
+#[test]
+fn capture_into_a_pipe_that_closes_early_does_not_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    // A listing far larger than a pipe's buffer: the reader is gone before the last byte is written.
+    let tools: Vec<Value> = (0..3000)
+        .map(|i| json!({"name": format!("t{i}"), "description": "x".repeat(200), "inputSchema": {"type": "object"}}))
+        .collect();
+    let file = dir.path().join("tools.json");
+    std::fs::write(&file, Value::Array(tools).to_string()).unwrap();
+    let script =
+        format!("'{}' capture -- {} 2>&1 | head -c1 >/dev/null; exit ${{PIPESTATUS[0]}}", bin(), fake().join(" "));
+    for _ in 0..3 {
+        let out = Command::new("bash").args(["-c", &script]).env("FAKE_TOOLS", &file).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+}

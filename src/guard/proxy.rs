@@ -35,6 +35,9 @@ use crate::replay::check::{Schema, Verdict as Validation};
 /// A list that changes while the guard fetches it is fetched again, this often at most in a row.
 const MAX_RESTARTS: usize = 8;
 
+/// The client's `tools/list` requests whose answers are awaited (to see what the client is shown).
+const MAX_CLIENT_LISTS: usize = 256;
+
 /// Forwarded calls whose results are awaited (to check them against the locked `outputSchema`); calls
 /// beyond this many at once are forwarded without their results being checked.
 const MAX_IN_FLIGHT: usize = 4096;
@@ -111,6 +114,10 @@ pub(super) struct Shared {
     in_flight: Mutex<HashMap<String, String>>,
     /// Replace a result the locked `outputSchema` rejects with an `isError` result.
     enforce_results: bool,
+    /// The ids (JSON text) of the client's `tools/list` requests not answered yet.
+    client_lists: Mutex<HashSet<String>>,
+    /// The contract hash of each tool as the server last showed it to the client (`None`: not hashable).
+    shown: Mutex<HashMap<String, Option<String>>>,
     policy: Policy,
     bounds: Bounds,
     recheck: Recheck,
@@ -148,6 +155,8 @@ impl Shared {
             schemas: Mutex::new(HashMap::new()),
             in_flight: Mutex::new(HashMap::new()),
             enforce_results: false,
+            client_lists: Mutex::new(HashSet::new()),
+            shown: Mutex::new(HashMap::new()),
             policy,
             bounds,
             recheck: Recheck::EveryCall,
@@ -183,6 +192,32 @@ impl Shared {
         match verdict {
             Validation::Invalid(rejections) => Some(reasons(&rejections)),
             Validation::Valid | Validation::Skipped(_) => None,
+        }
+    }
+
+    /// The client asked for the tools: its answer is what the client is shown.
+    fn client_lists(&self, id: &Value) {
+        let mut lists = hold(&self.client_lists);
+        if lists.len() < MAX_CLIENT_LISTS {
+            lists.insert(id.to_string());
+        }
+    }
+
+    /// A response from the server to the client's own `tools/list`: the contracts it shows the client
+    /// are remembered, to be compared with the guard's own listing before each call.
+    fn shown_to_client(&self, m: &Value) {
+        if m.get("method").is_some() {
+            return;
+        }
+        let Some(id) = m.get("id") else { return };
+        if !hold(&self.client_lists).remove(&id.to_string()) {
+            return;
+        }
+        let Some(Value::Array(tools)) = m.pointer("/result/tools") else { return };
+        let checked = check::check(self.lock, tools, &self.policy);
+        let mut shown = hold(&self.shown);
+        for name in tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)) {
+            shown.insert(name.to_owned(), checked.verdict(name).current);
         }
     }
 
@@ -321,7 +356,19 @@ impl Shared {
 
     /// Forwards or refuses one call, by the tools as last checked.
     fn decide(&self, checked: &Checked, p: &Pending) {
-        let verdict = checked.verdict(&p.tool);
+        let mut verdict = checked.verdict(&p.tool);
+        // A server that shows the guard one contract and the client another is refused: the client
+        // acts on what it was shown.
+        if let Some(shown) = hold(&self.shown).get(&p.tool)
+            && *shown != verdict.current
+        {
+            verdict.blocked = true;
+            verdict.problem = Some(format!(
+                "the server showed the client another contract (sha256 {}) than the guard's own tools/list (sha256 {})",
+                short(shown.as_deref()),
+                short(verdict.current.as_deref())
+            ));
+        }
         let mut forwarded = false;
         if !verdict.blocked {
             if let Some(reasons) = self.rejected_arguments(checked, p) {
@@ -550,6 +597,11 @@ impl Shared {
     }
 }
 
+/// A hash as shown in messages: its first 12 digits.
+fn short(hash: Option<&str>) -> String {
+    hash.map_or_else(|| "none".to_owned(), |h| h.chars().take(12).collect())
+}
+
 /// A validator's rejections in words, each with the place in the instance when it is not the root.
 fn reasons(rejections: &[crate::replay::check::Rejection]) -> Vec<String> {
     rejections
@@ -591,7 +643,10 @@ fn client_loop(shared: &Shared, input: impl Read) {
         for kind in &judged.kinds {
             match kind {
                 Client::Cancel { id } => shared.cancel(id),
-                Client::List => shared.relist(),
+                Client::List { id } => {
+                    shared.relist();
+                    shared.client_lists(id);
+                }
                 Client::Call { .. } | Client::Other => {}
             }
         }
@@ -641,7 +696,10 @@ fn server_loop(shared: &Shared, output: impl Read) {
                     shared.list_changed();
                     shared.to_client_as_read(&line, &value);
                 }
-                Server::Other => match shared.answered(&value) {
+                Server::Other => match shared.answered(&value).or_else(|| {
+                    shared.shown_to_client(&value);
+                    None
+                }) {
                     Some(instead) => {
                         shared.to_client(&wire::serialize(&instead));
                     }
@@ -662,7 +720,10 @@ fn server_loop(shared: &Shared, output: impl Read) {
                     shared.list_changed();
                     rest.push(item);
                 }
-                Server::Other => rest.push(shared.answered(&item).unwrap_or(item)),
+                Server::Other => {
+                    shared.shown_to_client(&item);
+                    rest.push(shared.answered(&item).unwrap_or(item));
+                }
             }
         }
         if !rest.is_empty() || count == 0 {

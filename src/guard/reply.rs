@@ -92,6 +92,10 @@ pub fn refusal_text(tool: &str, verdict: &Verdict, lock: &str) -> String {
     let tool = text::escape(tool);
     let lock = text::escape(lock);
     let mut out = match (&verdict.locked, &verdict.current) {
+        (Some(_), Some(_)) if verdict.problem.is_some() => format!(
+            "mcp-drift guard did not call `{tool}`: {}.",
+            text::escape(verdict.problem.as_deref().unwrap_or_default())
+        ),
         (None, Some(_)) => format!(
             "mcp-drift guard did not call `{tool}`: the tool is not in {lock}, so its contract was never reviewed."
         ),
@@ -106,7 +110,7 @@ pub fn refusal_text(tool: &str, verdict: &Verdict, lock: &str) -> String {
         ),
     };
     if verdict.changes.is_empty() {
-        if verdict.current.is_some() && verdict.locked.is_some() {
+        if verdict.current.is_some() && verdict.locked.is_some() && verdict.locked != verdict.current {
             out.push_str("\nWhat changed: the contract hash differs, and no diff rule explains the difference.");
         }
     } else {

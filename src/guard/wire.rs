@@ -264,8 +264,8 @@ pub enum Client {
     Call { id: Option<Value>, name: Option<String>, arguments: Value },
     /// `notifications/cancelled` naming a request id.
     Cancel { id: Value },
-    /// The client's own `tools/list`.
-    List,
+    /// The client's own `tools/list`, with its id.
+    List { id: Value },
     /// Any other request, notification or response.
     Other,
 }
@@ -353,7 +353,7 @@ fn client_one(m: &Value) -> Result<Client, Refused> {
                 .cloned()
                 .unwrap_or_else(|| Value::Object(Map::new())),
         },
-        ("tools/list", Some(_)) => Client::List,
+        ("tools/list", Some(id)) => Client::List { id },
         ("notifications/cancelled", None) => match m.pointer("/params/requestId") {
             Some(id) if !id.is_null() => Client::Cancel { id: id.clone() },
             _ => Client::Other,
@@ -432,7 +432,7 @@ mod tests {
         assert_eq!(kinds(call), [Client::Call { id: Some(json!(7)), name: Some("echo".into()), arguments: json!({}) }]);
         let note = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":7,"arguments":[1]}}"#;
         assert_eq!(kinds(note), [Client::Call { id: None, name: None, arguments: json!([1]) }]);
-        assert_eq!(kinds(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#), [Client::List]);
+        assert_eq!(kinds(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#), [Client::List { id: json!(2) }]);
         assert_eq!(kinds(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#), [Client::Other]);
         assert_eq!(
             kinds(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#),
@@ -442,7 +442,7 @@ mod tests {
         assert_eq!(kinds(br#"{"jsonrpc":"2.0","id":"s-1","result":{}}"#), [Client::Other]);
         // Batched tools/list and cancellations are seen like single ones.
         let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}]"#;
-        assert_eq!(kinds(batch), [Client::List, Client::Cancel { id: json!(9) }]);
+        assert_eq!(kinds(batch), [Client::List { id: json!(1) }, Client::Cancel { id: json!(9) }]);
     }
 
     #[test]

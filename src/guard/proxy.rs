@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use super::check::{self, Checked, Lock, Policy, Verdict};
 use super::wire::{self, Client, Frame, Lines, Server};
@@ -59,8 +60,8 @@ enum Event {
 enum View {
     /// Nothing checked since the start or the last change: the next call fetches.
     Stale,
-    Fetching(Fetch),
-    Ready(Checked),
+    Fetching(Box<Fetch>),
+    Ready(Arc<Checked>),
 }
 
 struct Fetch {
@@ -75,6 +76,8 @@ struct Fetch {
     began: Instant,
     /// The calls it may decide: those that arrived before it began (`Pending::seq` below this).
     covers: u64,
+    /// The SHA-256 of the listed tools as read so far (each page's `tools` array, serialized).
+    digest: Sha256,
     /// A `list_changed` arrived during this fetch: its result may already be old.
     changed: bool,
     restarts: usize,
@@ -96,6 +99,9 @@ struct State {
     next_id: u64,
     /// How many calls have arrived.
     arrivals: u64,
+    /// The digest of the last listing checked and its verdicts: an unchanged listing (the common case
+    /// when every call re-lists) is not judged again.
+    last: Option<(Vec<u8>, Arc<Checked>)>,
     /// The server closed its output: nothing more can be forwarded.
     gone: bool,
 }
@@ -145,6 +151,7 @@ impl Shared {
                 queued_bytes: 0,
                 next_id: 1,
                 arrivals: 0,
+                last: None,
                 gone: false,
             }),
             server_in: Mutex::new(Some(server_in)),
@@ -423,7 +430,7 @@ impl Shared {
             Recheck::EveryCall => st.arrivals,
             Recheck::OnNotify => u64::MAX,
         };
-        st.view = View::Fetching(Fetch {
+        st.view = View::Fetching(Box::new(Fetch {
             id,
             tools: Vec::new(),
             bytes: 0,
@@ -431,9 +438,10 @@ impl Shared {
             pages: 1,
             began,
             covers,
+            digest: Sha256::new(),
             changed: false,
             restarts,
-        });
+        }));
     }
 
     /// Gives up on the fetch in flight: every waiting call is answered, the next one fetches again.
@@ -504,7 +512,7 @@ impl Shared {
     }
 
     /// A response to the guard's own request (`size`: the bytes of the line it came in).
-    fn own(&self, id: &str, value: &Value, size: usize) {
+    fn own(&self, id: &str, mut value: Value, size: usize) {
         let mut st = hold(&self.state);
         let View::Fetching(f) = &mut st.view else { return };
         if f.id != id {
@@ -514,7 +522,8 @@ impl Shared {
             let message = e.get("message").and_then(Value::as_str).unwrap_or("no message");
             return self.fail(&mut st, &format!("the server answered tools/list with an error: {message}"));
         }
-        let Some(Value::Array(tools)) = value.pointer("/result/tools") else {
+        // Taken out of the page, not copied: a large listing is held once.
+        let Some(Value::Array(tools)) = value.pointer_mut("/result/tools").map(Value::take) else {
             return self.fail(&mut st, "the server's tools/list result has no `tools` array");
         };
         f.bytes = f.bytes.saturating_add(size);
@@ -526,7 +535,8 @@ impl Shared {
             let max = self.bounds.max_tools;
             return self.fail(&mut st, &format!("the server lists more than {max} tools"));
         }
-        f.tools.extend(tools.iter().cloned());
+        let _ = serde_json::to_writer(Hashing(&mut f.digest), &tools);
+        f.tools.extend(tools);
         if let Some(cursor) = value.pointer("/result/nextCursor").and_then(Value::as_str).filter(|c| !c.is_empty()) {
             if !f.cursors.insert(cursor.to_owned()) {
                 return self.fail(&mut st, "the server's tools/list pages loop back to a cursor already seen");
@@ -553,14 +563,23 @@ impl Shared {
             }
             return self.start_fetch(&mut st, f.restarts + 1, f.began);
         }
-        let checked = check::check(self.lock, &f.tools, &self.policy);
-        let (listed, drifted, blocked) = checked.counts();
-        if drifted > 0 {
-            (self.notice)(&format!(
-                "{listed} tool(s) listed, {drifted} differ from {}, {blocked} blocked",
-                self.lock.name
-            ));
-        }
+        let digest = f.digest.finalize().to_vec();
+        let checked = match &st.last {
+            Some((d, checked)) if *d == digest => Arc::clone(checked),
+            _ => {
+                let checked = Arc::new(check::check(self.lock, &f.tools, &self.policy));
+                let (listed, drifted, blocked) = checked.counts();
+                if drifted > 0 {
+                    (self.notice)(&format!(
+                        "{listed} tool(s) listed, {drifted} differ from {}, {blocked} blocked",
+                        self.lock.name
+                    ));
+                }
+                st.last = Some((digest, Arc::clone(&checked)));
+                checked
+            }
+        };
+        drop(f.tools);
         while st.queue.front().is_some_and(|p| p.seq < f.covers) {
             let Some(p) = st.queue.pop_front() else { break };
             st.queued_bytes = st.queued_bytes.saturating_sub(p.line.len());
@@ -594,6 +613,19 @@ impl Shared {
         for p in &queue {
             self.unchecked(p, "the server has exited");
         }
+    }
+}
+
+/// Feeds serialized JSON to a hash without holding it.
+struct Hashing<'h>(&'h mut Sha256);
+
+impl Write for Hashing<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -690,7 +722,7 @@ fn server_loop(shared: &Shared, output: impl Read) {
         };
         let Value::Array(items) = value else {
             match wire::server(&value) {
-                Server::Own(id) => shared.own(&id, &value, line.len()),
+                Server::Own(id) => shared.own(&id, value, line.len()),
                 Server::ListChanged => {
                     // Stale first: a call the client sends on seeing the notification waits for the check.
                     shared.list_changed();
@@ -715,7 +747,7 @@ fn server_loop(shared: &Shared, output: impl Read) {
         let mut rest = Vec::with_capacity(count);
         for item in items {
             match wire::server(&item) {
-                Server::Own(id) => shared.own(&id, &item, line.len()),
+                Server::Own(id) => shared.own(&id, item, line.len()),
                 Server::ListChanged => {
                     shared.list_changed();
                     rest.push(item);

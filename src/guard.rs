@@ -2,14 +2,18 @@
 //! command line; sits between an MCP client (the caller's streams) and the server it spawns, and
 //! returns the server's exit code when the session ends.
 //!
-//! Every message passes unchanged, byte for byte, except that a `tools/call` of a tool whose contract
-//! drifted from the lock is answered by the guard (`isError: true`, `error_code: "STALE_TOOL_SCHEMA"`)
-//! and never reaches the server. Before every call (by default, [`Recheck::EveryCall`]: many servers
-//! change their tools without `notifications/tools/list_changed`), or only before the first and after
-//! every notification ([`Recheck::OnNotify`]), the guard lists the tools itself (every page, ids of
-//! its own, one deadline for the whole listing) and checks them ([`check`]); calls wait meanwhile. The parts: [`wire`] (framing and message kinds),
-//! [`check`] (verdicts), [`reply`] (what the guard writes itself), `proxy` (the threads), `process`
-//! (the child).
+//! Client messages reach the server as the guard judged them, re-serialized ([`wire`]); server
+//! messages pass as read unless a reader could split them otherwise. A `tools/call` of a tool whose
+//! contract drifted from the lock (as the guard lists it, or as the server showed it to the client),
+//! or whose arguments the approved `inputSchema` rejects, is answered by the guard (`isError: true`,
+//! `error_code: "STALE_TOOL_SCHEMA"`, `required_action`) and never reaches the server; a result whose
+//! `structuredContent` the locked `outputSchema` rejects is audited (and replaced, when enforced).
+//! Before every call (by default, [`Recheck::EveryCall`]: many servers change their tools without
+//! `notifications/tools/list_changed`), or only before the first and after every notification
+//! ([`Recheck::OnNotify`]), the guard lists the tools itself (every page, ids of its own, one deadline
+//! for the whole listing) and checks them ([`check`]); calls wait meanwhile. The parts: [`wire`]
+//! (framing, strict parsing and message kinds), [`check`] (verdicts), [`reply`] (what the guard writes
+//! itself), `proxy` (the threads), `process` (the child).
 //!
 //! Promises: nothing the peers send can make it panic or hold more than a few messages of at most
 //! [`Bounds::max_message_bytes`] each; notices go to the caller's [`Notice`] as plain text (the

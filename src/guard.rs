@@ -2,13 +2,18 @@
 //! command line; sits between an MCP client (the caller's streams) and the server it spawns, and
 //! returns the server's exit code when the session ends.
 //!
-//! Every message passes unchanged, byte for byte, except that a `tools/call` of a tool whose contract
-//! drifted from the lock is answered by the guard (`isError: true`, `error_code: "STALE_TOOL_SCHEMA"`)
-//! and never reaches the server. Before the first call, and after every
-//! `notifications/tools/list_changed`, the guard lists the tools itself (every page, ids of its own)
-//! and checks them ([`check`]); calls wait meanwhile. The parts: [`wire`] (framing and message kinds),
-//! [`check`] (verdicts), [`reply`] (what the guard writes itself), `proxy` (the threads), `process`
-//! (the child).
+//! Client messages reach the server as the guard judged them, re-serialized ([`wire`]); server
+//! messages pass as read unless a reader could split them otherwise. A `tools/call` of a tool whose
+//! contract drifted from the lock (as the guard lists it, or as the server showed it to the client),
+//! or whose arguments the approved `inputSchema` rejects, is answered by the guard (`isError: true`,
+//! `error_code: "STALE_TOOL_SCHEMA"`, `required_action`) and never reaches the server; a result whose
+//! `structuredContent` the locked `outputSchema` rejects is audited (and replaced, when enforced).
+//! Before every call (by default, [`Recheck::EveryCall`]: many servers change their tools without
+//! `notifications/tools/list_changed`), or only before the first and after every notification
+//! ([`Recheck::OnNotify`]), the guard lists the tools itself (every page, ids of its own, one deadline
+//! for the whole listing) and checks them ([`check`]); calls wait meanwhile. The parts: [`wire`]
+//! (framing, strict parsing and message kinds), [`check`] (verdicts), [`reply`] (what the guard writes
+//! itself), `proxy` (the threads), `process` (the child).
 //!
 //! Promises: nothing the peers send can make it panic or hold more than a few messages of at most
 //! [`Bounds::max_message_bytes`] each; notices go to the caller's [`Notice`] as plain text (the
@@ -42,7 +47,7 @@ pub struct Bounds {
     pub max_queued_calls: usize,
     /// Their total size.
     pub max_queued_bytes: usize,
-    /// How long one `tools/list` page may take.
+    /// How long one check may take: every page of the guard's `tools/list`, together.
     pub timeout: Duration,
     pub max_pages: usize,
     pub max_tools: usize,
@@ -70,6 +75,17 @@ impl Default for Bounds {
     }
 }
 
+/// When the guard lists the server's tools again before forwarding a call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Recheck {
+    /// Before every `tools/call`: each call is decided by a listing asked for after it arrived.
+    #[default]
+    EveryCall,
+    /// Before the first call, after `notifications/tools/list_changed` and after the client's own
+    /// `tools/list`: a server that changes silently is not seen until then.
+    OnNotify,
+}
+
 /// One guard session's settings.
 pub struct Options {
     pub lock: PathBuf,
@@ -79,6 +95,10 @@ pub struct Options {
     /// of `mcp-drift replay`).
     pub record: Option<PathBuf>,
     pub policy: Policy,
+    pub recheck: Recheck,
+    /// Replace a result whose `structuredContent` the locked `outputSchema` rejects with an `isError`
+    /// result saying why (else it is only noticed and audited).
+    pub enforce_results: bool,
     /// The server's program and arguments.
     pub command: Vec<OsString>,
     pub bounds: Bounds,
@@ -97,6 +117,8 @@ pub fn run(
 ) -> Result<i32, Error> {
     let lock =
         check::Lock::read(&options.lock, crate::load::Limits { max_input_bytes: options.bounds.max_lock_bytes })?;
+    // The session's validators borrow the locked schemas for as long as the process runs.
+    let lock: &'static check::Lock = Box::leak(Box::new(lock));
     let append = |path: &Option<PathBuf>| match path {
         Some(path) => std::fs::OpenOptions::new()
             .create(true)
@@ -112,5 +134,7 @@ pub fn run(
     let mut shared =
         proxy::Shared::new(lock, options.policy, options.bounds, audit, server_in, Box::new(client_out), notice);
     shared.record_to(record);
+    shared.recheck(options.recheck);
+    shared.enforce_results(options.enforce_results);
     Ok(proxy::run(shared, server, server_out, client_in))
 }

@@ -141,19 +141,38 @@ struct GuardArgs {
     /// Forward calls whose drift is only findings of these rules (repeatable, or comma-separated).
     #[arg(long, value_name = "RULE", num_args = 1.., value_delimiter = ',')]
     allow_drift: Vec<String>,
-    /// Refuse a drifted tool's calls only for findings at or above this severity [default: any change of
-    /// the contract hash refuses].
+    /// Refuse a drifted tool's calls for findings at or above this severity [default: warning, or info
+    /// when the configuration's fail-on is info or never]. A tool not in the lock, or whose drift no
+    /// rule explains, is always refused.
     #[arg(long, value_enum, value_name = "SEVERITY")]
     block_on: Option<BlockOn>,
-    /// How long the server may take to answer one page of the guard's own tools/list: 30s, 500ms, 2m.
+    /// The configuration whose fail-on and [severity] overrides the guard applies [default:
+    /// mcp-drift.toml in the current directory, when there is one].
+    #[arg(long, value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
+    /// How long the server may take to answer the guard's own tools/list, every page of it: 30s, 500ms, 2m.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = mcp_drift::capture::plan::parse_timeout)]
     timeout: std::time::Duration,
+    /// When the server's tools are listed and checked again: before every tools/call, or only before
+    /// the first, after a list-changed notification and after the client's own listing.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "every-call")]
+    recheck: RecheckArg,
+    /// Replace a result whose structuredContent the locked outputSchema rejects with an isError result
+    /// saying why [default: pass it on, with a notice and an audit line].
+    #[arg(long)]
+    enforce_results: bool,
     /// The longest message read from the client or the server (e.g. 64MiB).
     #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "64MiB")]
     max_message_bytes: u64,
     /// The server's command line.
     #[arg(last = true, required = true, value_name = "CMD")]
     command: Vec<std::ffi::OsString>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RecheckArg {
+    EveryCall,
+    OnNotify,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -374,7 +393,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // A configuration error lists every problem, one neutral line each.
             for line in e.to_string().lines() {
-                eprintln!("error: {line}");
+                say(&format!("error: {line}"));
             }
             ExitCode::from(2)
         }
@@ -384,6 +403,21 @@ fn main() -> ExitCode {
 /// A path or name from the command line or the input, as one neutral line for standard error.
 fn neutral(s: &dyn std::fmt::Display) -> String {
     mcp_drift::text::line(&s.to_string())
+}
+
+/// SIGINT, SIGTERM and SIGHUP end the servers `capture` and `guard` start (their own process groups),
+/// then this process.
+fn stop_servers_on_signals() {
+    if let Err(e) = mcp_drift::mcp::groups::stop_on_signals(std::time::Duration::from_secs(2)) {
+        say(&format!("note: cannot handle signals ({e}); a signal would leave the server running"));
+    }
+}
+
+/// One line to standard error. A closed standard error (`2>&1 | head -c1`) is no reason to panic, and
+/// the guard's notices come from its proxy threads, which must go on.
+fn say(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
 }
 
 fn print(text: &str) -> Result<(), mcp_drift::Error> {
@@ -569,6 +603,7 @@ fn verify_command(
 
 /// `mcp-drift guard`: the settings, then the session; the exit code is the server's.
 fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
+    stop_servers_on_signals();
     let allow = args
         .allow_drift
         .iter()
@@ -581,11 +616,33 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let block_on = args.block_on.map(|b| match b {
-        BlockOn::Error => Severity::Error,
-        BlockOn::Warning => Severity::Warning,
-        BlockOn::Info => Severity::Info,
-    });
+    // The team's policy: what its CI fails on blocks here too, with its severity overrides; a change
+    // that can alter what a call means (warning: a description whose meaning changed) blocks whatever
+    // CI fails on, and a configuration that never fails says nothing about what may run.
+    let config = mcp_drift::policy::Policy::load_config(args.config.as_deref())?.config;
+    let block_on = match args.block_on {
+        Some(BlockOn::Error) => Severity::Error,
+        Some(BlockOn::Warning) => Severity::Warning,
+        Some(BlockOn::Info) => Severity::Info,
+        None => match config.fail_on.map(mcp_drift::policy::FailOn::threshold) {
+            None => Severity::Warning,
+            Some(threshold) => threshold.map_or(Severity::Info, |t| t.min(Severity::Warning)),
+        },
+    };
+    let block_on = Some(block_on);
+    let severity = config
+        .severity
+        .iter()
+        .filter_map(|(rule, level)| {
+            let level = match level {
+                mcp_drift::policy::Level::Error => Some(Severity::Error),
+                mcp_drift::policy::Level::Warning => Some(Severity::Warning),
+                mcp_drift::policy::Level::Info => Some(Severity::Info),
+                mcp_drift::policy::Level::Off => None,
+            };
+            RuleId::from_id(rule).map(|id| (id, level))
+        })
+        .collect();
     let bounds = mcp_drift::guard::Bounds {
         max_message_bytes: usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX),
         timeout: args.timeout,
@@ -595,11 +652,17 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
         lock: args.lock,
         audit: args.audit,
         record: args.record,
-        policy: mcp_drift::guard::Policy { allow, block_on },
+        policy: mcp_drift::guard::Policy { allow, block_on, severity },
+        enforce_results: args.enforce_results,
+        recheck: match args.recheck {
+            RecheckArg::EveryCall => mcp_drift::guard::Recheck::EveryCall,
+            RecheckArg::OnNotify => mcp_drift::guard::Recheck::OnNotify,
+        },
         command: args.command,
         bounds,
     };
-    let notice: mcp_drift::guard::Notice = std::sync::Arc::new(|s: &str| eprintln!("mcp-drift guard: {}", neutral(&s)));
+    let notice: mcp_drift::guard::Notice =
+        std::sync::Arc::new(|s: &str| say(&format!("mcp-drift guard: {}", neutral(&s))));
     let code = mcp_drift::guard::run(options, std::io::stdin(), std::io::stdout(), notice)?;
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
@@ -607,6 +670,7 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
 /// `mcp-drift capture`: validated settings to the library, its outcome to standard error.
 fn capture_command(args: CaptureArgs) -> Result<ExitCode, mcp_drift::Error> {
     use mcp_drift::capture::plan::{self, Output, Plan, Target};
+    stop_servers_on_signals();
     let target = match (args.url, args.command.is_empty()) {
         (Some(url), true) => {
             plan::check_url(&url)?;
@@ -633,7 +697,7 @@ fn capture_command(args: CaptureArgs) -> Result<ExitCode, mcp_drift::Error> {
         Output::Stdout => "standard output".into(),
     };
     let stderr: Option<mcp_drift::mcp::stdio::StderrSink> =
-        if args.quiet { None } else { Some(Box::new(|line: &str| eprintln!("server: {line}"))) };
+        if args.quiet { None } else { Some(Box::new(|line: &str| say(&format!("server: {line}")))) };
     let done = plan::run(Plan {
         target,
         output,
@@ -646,24 +710,24 @@ fn capture_command(args: CaptureArgs) -> Result<ExitCode, mcp_drift::Error> {
     let server = &done.capture.server;
     if server.protocol.is_none() {
         let known: Vec<&str> = Protocol::ALL.iter().map(|p| p.as_str()).collect();
-        eprintln!(
+        say(&format!(
             "note: the server answered protocol version `{}`, which mcp-drift does not know (it offered {}; it knows {}); the snapshot was taken anyway",
             neutral(&server.protocol_version),
             mcp_drift::mcp::newest_protocol().as_str(),
             known.join(", ")
-        );
+        ));
     }
     if let Some(text) = &done.stdout {
         print(text)?;
     }
     let name = if server.name.is_empty() { "the server".to_owned() } else { format!("`{}`", neutral(&server.name)) };
     let version = if server.version.is_empty() { String::new() } else { format!(" {}", neutral(&server.version)) };
-    eprintln!(
+    say(&format!(
         "captured {} tool(s) from {name}{version} (protocol {}, {} page(s)) to {shown}",
         done.capture.tools.len(),
         neutral(&server.protocol_version),
         done.capture.pages,
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -10,6 +10,7 @@
 //! are ignored except that `notifications/tools/list_changed` is remembered. Nothing here prints.
 
 pub mod failure;
+pub mod groups;
 pub mod http;
 pub mod stdio;
 

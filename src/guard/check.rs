@@ -1,11 +1,13 @@
 //! The guard's judgement of one `tools/list`: takes the lock (read once at start) and the tools the
 //! server lists now, returns per tool name its locked and current contract hash, the `diff` findings
-//! that explain a difference (rule, severity, one-line message), and whether a call of it is blocked
-//! under the team's policy (`--allow-drift`, `--block-on`).
+//! that explain a difference (rule, severity after the configuration's overrides, one-line message),
+//! and whether a call of it is blocked under the team's policy (`--allow-drift`, `--block-on`, the
+//! configuration's `[severity]`).
 //!
 //! Promises: a tool is drifted exactly when its hash (`lock::hash` of `lock::contract`) differs from
-//! its locked one, or it is not in the lock; with no policy flags every drifted tool is blocked; a
-//! drift that no finding explains, a tool whose definition cannot be hashed (no object `inputSchema`,
+//! its locked one, or it is not in the lock; a drifted tool is blocked when one of its findings is at
+//! or above `block_on` (every finding when `None`) and neither allowed nor turned off; a drift that no
+//! finding explains, a tool whose definition cannot be hashed (no object `inputSchema`,
 //! a repeated name) and a tool the server no longer lists are always blocked. Never panics on any
 //! `tools/list` content: the diff engine's own bounds apply.
 
@@ -27,6 +29,8 @@ pub struct Lock {
     path: std::path::PathBuf,
     /// The name shown in refusals (the path as given).
     pub name: String,
+    /// The locked `inputSchema` and `outputSchema` (when there is one) of each tool, by published name.
+    pub schemas: BTreeMap<String, (Value, Option<Value>)>,
 }
 
 impl Lock {
@@ -36,16 +40,33 @@ impl Lock {
     /// A missing, unreadable or corrupt lock.
     pub fn read(path: &Path, limits: crate::load::Limits) -> Result<Lock, Error> {
         let (file, text) = lock::read_text(path, limits)?;
-        Ok(Lock { file, text, path: path.to_owned(), name: path.display().to_string() })
+        let mut schemas = BTreeMap::new();
+        let snapshot = lock::locked_snapshot(text.clone(), path, &mut Sources::default())?;
+        for tool in snapshot.tools.values() {
+            let v = tool.value();
+            let input = v.get("inputSchema").cloned().unwrap_or(Value::Bool(true));
+            let output = v.get("outputSchema").filter(|s| !s.is_null()).cloned();
+            schemas.insert(tool.published_name().to_owned(), (input, output));
+        }
+        Ok(Lock { file, text, path: path.to_owned(), name: path.display().to_string(), schemas })
     }
 }
 
-/// Which drift a team accepts: `allow` rules never block; with `block_on`, only findings at or above
-/// it block; with neither, every drift blocks.
+/// Which drift a team accepts: `allow` rules and rules turned off never block; with `block_on`, only
+/// findings at or above it block; without, every finding does.
 #[derive(Clone, Debug, Default)]
 pub struct Policy {
     pub allow: Vec<RuleId>,
     pub block_on: Option<Severity>,
+    /// The configuration's severity of a rule (`None`: the rule is off).
+    pub severity: BTreeMap<RuleId, Option<Severity>>,
+}
+
+impl Policy {
+    /// A finding's severity under the configuration (`None`: its rule is off).
+    fn severity(&self, rule: RuleId, default: Severity) -> Option<Severity> {
+        self.severity.get(&rule).copied().unwrap_or(Some(default))
+    }
 }
 
 /// One finding of the diff between the locked and the current contract.
@@ -85,6 +106,9 @@ pub struct Checked {
     /// Findings by tool name, for tools the server no longer lists.
     gone: BTreeMap<String, Vec<Change>>,
     locked: BTreeMap<String, String>,
+    /// The listed `inputSchema` of each tool whose drift the policy lets through: its calls are judged
+    /// by the contract the team accepted, not the locked one.
+    accepted_inputs: BTreeMap<String, Value>,
 }
 
 impl Checked {
@@ -101,6 +125,12 @@ impl Checked {
             problem: Some("the server's tools/list does not list it".into()),
             blocked: true,
         }
+    }
+
+    /// The listed `inputSchema` of a tool whose drift the policy lets through.
+    #[must_use]
+    pub fn accepted_input(&self, name: &str) -> Option<&Value> {
+        self.accepted_inputs.get(name)
     }
 
     /// How many listed tools are drifted, and how many of those are blocked.
@@ -137,8 +167,14 @@ pub fn check(lock: &Lock, tools: &[Value], policy: &Policy) -> Checked {
     }
     let analysis = crate::analyze(sources, old, new);
     let mut by_tool: BTreeMap<String, Vec<Change>> = BTreeMap::new();
+    let mut off: BTreeSet<String> = BTreeSet::new();
     for f in &analysis.findings {
-        let change = Change { rule: f.rule, severity: f.severity, message: f.message.clone() };
+        // A rule turned off neither blocks nor shows; the drift it explains is still explained.
+        let Some(severity) = policy.severity(f.rule, f.severity) else {
+            off.insert(f.tool.clone());
+            continue;
+        };
+        let change = Change { rule: f.rule, severity, message: f.message.clone() };
         by_tool.entry(f.tool.clone()).or_default().push(change.clone());
         // A renamed tool: a call of its old name sees the rename too.
         if f.rule == RuleId::ToolRenamed
@@ -157,7 +193,13 @@ pub fn check(lock: &Lock, tools: &[Value], policy: &Policy) -> Checked {
         let problem = problems.remove(name);
         let mut verdict =
             Verdict { locked: locked_hash, current: Some(tool.sha256.clone()), changes, problem, blocked: false };
-        verdict.blocked = blocks(&verdict, policy);
+        verdict.blocked = blocks(&verdict, policy, off.contains(name));
+        if !verdict.blocked && verdict.locked != verdict.current {
+            // A tool is hashable only when its name is listed once, so this finds it.
+            let listed = tools.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(name.as_str()));
+            let input = listed.and_then(|t| t.get("inputSchema")).cloned().unwrap_or(Value::Bool(true));
+            checked.accepted_inputs.insert(name.clone(), input);
+        }
         checked.tools.insert(name.clone(), verdict);
     }
     for (name, problem) in problems {
@@ -178,9 +220,10 @@ pub fn check(lock: &Lock, tools: &[Value], policy: &Policy) -> Checked {
     checked
 }
 
-/// The policy's decision for a listed tool.
-fn blocks(v: &Verdict, policy: &Policy) -> bool {
-    if v.problem.is_some() || v.current.is_none() {
+/// The policy's decision for a listed tool (`off`: a finding of a rule turned off explains some of
+/// its drift).
+fn blocks(v: &Verdict, policy: &Policy, off: bool) -> bool {
+    if v.problem.is_some() || v.current.is_none() || v.locked.is_none() {
         return true;
     }
     if v.locked == v.current {
@@ -188,7 +231,7 @@ fn blocks(v: &Verdict, policy: &Policy) -> bool {
     }
     // A drift no finding explains cannot be judged by rule or severity.
     if v.changes.is_empty() {
-        return true;
+        return !off;
     }
     v.changes.iter().any(|c| !policy.allow.contains(&c.rule) && policy.block_on.is_none_or(|t| c.severity >= t))
 }
@@ -239,6 +282,10 @@ mod tests {
         let c = checked.verdict("c");
         assert!(c.blocked && c.problem.is_some(), "{c:?}");
         assert!(checked.verdict("never-heard-of").blocked);
+        // Whatever the threshold: a tool nobody reviewed is not judged by the severity of `tool-added`.
+        let lenient = Policy { block_on: Some(Severity::Error), ..Policy::default() };
+        let checked = check(&lock, &[tool("a", "Search.", &[]), tool("new", "New.", &[])], &lenient);
+        assert!(checked.verdict("new").blocked && !checked.verdict("a").blocked);
     }
 
     #[test]
@@ -248,12 +295,22 @@ mod tests {
         let required = vec![tool("a", "Search the issues of the project.", &["n"])];
         let default = Policy::default();
         assert!(check(&lock, &reworded, &default).verdict("a").blocked, "any hash change blocks by default");
-        let warning = Policy { allow: vec![], block_on: Some(Severity::Warning) };
+        let warning = Policy { block_on: Some(Severity::Warning), ..Policy::default() };
         let v = check(&lock, &reworded, &warning).verdict("a");
         assert!(!v.blocked, "an info finding is below --block-on warning: {v:?}");
         assert!(check(&lock, &required, &warning).verdict("a").blocked);
-        let allow = Policy { allow: vec![RuleId::InputRequiredAdded], block_on: None };
+        let allow = Policy { allow: vec![RuleId::InputRequiredAdded], ..Policy::default() };
         assert!(!check(&lock, &required, &allow).verdict("a").blocked);
         assert!(check(&lock, &reworded, &allow).verdict("a").blocked, "only the allowed rule passes");
+        // The configuration's severities: raised, the reworded description blocks at `warning`; off, the
+        // required parameter does not block (and is not shown).
+        let mut raised = Policy { block_on: Some(Severity::Warning), ..Policy::default() };
+        raised.severity.insert(RuleId::DescriptionReworded, Some(Severity::Error));
+        let v = check(&lock, &reworded, &raised).verdict("a");
+        assert!(v.blocked && v.changes[0].severity == Severity::Error, "{v:?}");
+        let mut off = Policy::default();
+        off.severity.insert(RuleId::InputRequiredAdded, None);
+        let v = check(&lock, &required, &off).verdict("a");
+        assert!(!v.blocked && v.changes.is_empty() && v.locked != v.current, "{v:?}");
     }
 }

@@ -38,6 +38,7 @@ pub fn spawn(command: &[OsString]) -> Result<(Server, ChildStdin, ChildStdout), 
         path: program.to_string_lossy().into_owned(),
         message: format!("cannot start the server: {e}"),
     })?;
+    crate::mcp::groups::register(child.id());
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         let _ = child.kill();
         return Err(Error::Io {
@@ -80,6 +81,7 @@ impl Server {
         }
         // Whatever the server left running in its group goes with it.
         self.signal(false);
+        crate::mcp::groups::unregister(self.child.id());
         self.status.map_or(1, code)
     }
 

@@ -3,31 +3,51 @@
 //! settings; returns when the session is over.
 //!
 //! Promises:
-//! - every line is forwarded as it was read, except `tools/call`s (forwarded only when the tool's
-//!   verdict allows it, else answered here), the guard's own `tools/list` responses (never shown to
-//!   the client), and what cannot be forwarded safely (not JSON, a reserved id, a batch that calls a
-//!   tool, a line over the size limit from the client), which is answered with a JSON-RPC error;
-//! - no call reaches the server before a `tools/list` fetched by the guard after the last
-//!   `notifications/tools/list_changed` it has seen was checked; calls that arrive meanwhile wait in
-//!   order, at most `max_queued_calls` of them;
+//! - a client message reaches the server only as judged and re-serialized (`wire::client`): what
+//!   cannot be judged exactly, a batch that calls a tool and a line over the size limit are answered
+//!   with a JSON-RPC error instead; `tools/call`s are forwarded only when the tool's verdict allows
+//!   it, else answered here;
+//! - a server message reaches the client as read when no reader can split it otherwise, else
+//!   re-serialized; the guard's own `tools/list` responses never do (in a batch too), and a line
+//!   that is not one JSON text is dropped;
+//! - with `Recheck::EveryCall`, no call reaches the server before a `tools/list` the guard asked for
+//!   after the call arrived was checked (calls that arrive during a listing wait for the next one);
+//!   with `Recheck::OnNotify`, before one fetched after the last `notifications/tools/list_changed`
+//!   it has seen; calls wait in order, at most `max_queued_calls` of them, and one check has one
+//!   deadline (`Bounds::timeout`) however many pages or restarts it takes;
 //! - lock order is state, then a stream: a thread never waits for the state while holding a stream,
 //!   and every decision is written while the state is held, so calls reach the server in the order
 //!   they were decided.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{Read, Write};
 use std::process::ChildStdin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
-use super::check::{self, Checked, Lock, Policy};
+use super::check::{self, Checked, Lock, Policy, Verdict};
 use super::wire::{self, Client, Frame, Lines, Server};
-use super::{Bounds, Notice, reply};
+use super::{Bounds, Notice, Recheck, reply};
+use crate::replay::check::{Schema, Verdict as Validation};
 
 /// A list that changes while the guard fetches it is fetched again, this often at most in a row.
 const MAX_RESTARTS: usize = 8;
+
+/// The client's `tools/list` requests whose answers are awaited (to see what the client is shown).
+const MAX_CLIENT_LISTS: usize = 256;
+
+/// Forwarded calls whose results are awaited (to check them against the locked `outputSchema`); calls
+/// beyond this many at once are forwarded without their results being checked.
+const MAX_IN_FLIGHT: usize = 4096;
+
+/// The validators of one locked tool, built on its first call.
+struct Checks {
+    input: Schema<'static>,
+    output: Option<Schema<'static>>,
+}
 
 enum Event {
     /// The client closed its output (or it could not be read).
@@ -40,8 +60,8 @@ enum Event {
 enum View {
     /// Nothing checked since the start or the last change: the next call fetches.
     Stale,
-    Fetching(Fetch),
-    Ready(Checked),
+    Fetching(Box<Fetch>),
+    Ready(Arc<Checked>),
 }
 
 struct Fetch {
@@ -52,15 +72,23 @@ struct Fetch {
     bytes: usize,
     cursors: HashSet<String>,
     pages: usize,
-    sent: Instant,
+    /// When the first page was asked for: the whole check has one deadline.
+    began: Instant,
+    /// The calls it may decide: those that arrived before it began (`Pending::seq` below this).
+    covers: u64,
+    /// The SHA-256 of the listed tools as read so far (each page's `tools` array, serialized).
+    digest: Sha256,
     /// A `list_changed` arrived during this fetch: its result may already be old.
     changed: bool,
     restarts: usize,
 }
 
 struct Pending {
+    /// Its place in the order calls arrived (see `Fetch::covers`).
+    seq: u64,
     id: Option<Value>,
     tool: String,
+    arguments: Value,
     line: Vec<u8>,
 }
 
@@ -69,6 +97,11 @@ struct State {
     queue: VecDeque<Pending>,
     queued_bytes: usize,
     next_id: u64,
+    /// How many calls have arrived.
+    arrivals: u64,
+    /// The digest of the last listing checked and its verdicts: an unchanged listing (the common case
+    /// when every call re-lists) is not judged again.
+    last: Option<(Vec<u8>, Arc<Checked>)>,
     /// The server closed its output: nothing more can be forwarded.
     gone: bool,
 }
@@ -80,9 +113,20 @@ pub(super) struct Shared {
     audit: Option<Mutex<std::fs::File>>,
     /// `--record`: every message read from the client and written to it, one line each.
     recording: Option<Mutex<std::fs::File>>,
-    lock: Lock,
+    lock: &'static Lock,
+    /// Validators by tool name, built on first use.
+    schemas: Mutex<HashMap<String, Arc<Checks>>>,
+    /// Forwarded calls awaiting their result: the tool, by the request id's JSON text.
+    in_flight: Mutex<HashMap<String, String>>,
+    /// Replace a result the locked `outputSchema` rejects with an `isError` result.
+    enforce_results: bool,
+    /// The ids (JSON text) of the client's `tools/list` requests not answered yet.
+    client_lists: Mutex<HashSet<String>>,
+    /// The contract hash of each tool as the server last showed it to the client (`None`: not hashable).
+    shown: Mutex<HashMap<String, Option<String>>>,
     policy: Policy,
     bounds: Bounds,
+    recheck: Recheck,
     notice: Notice,
 }
 
@@ -92,7 +136,7 @@ fn hold<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Shared {
     pub(super) fn new(
-        lock: Lock,
+        lock: &'static Lock,
         policy: Policy,
         bounds: Bounds,
         audit: Option<std::fs::File>,
@@ -106,6 +150,8 @@ impl Shared {
                 queue: VecDeque::new(),
                 queued_bytes: 0,
                 next_id: 1,
+                arrivals: 0,
+                last: None,
                 gone: false,
             }),
             server_in: Mutex::new(Some(server_in)),
@@ -113,10 +159,116 @@ impl Shared {
             audit: audit.map(Mutex::new),
             recording: None,
             lock,
+            schemas: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(HashMap::new()),
+            enforce_results: false,
+            client_lists: Mutex::new(HashSet::new()),
+            shown: Mutex::new(HashMap::new()),
             policy,
             bounds,
+            recheck: Recheck::EveryCall,
             notice,
         }
+    }
+
+    /// Results the locked `outputSchema` rejects are replaced (`--enforce-results`).
+    pub(super) fn enforce_results(&mut self, on: bool) {
+        self.enforce_results = on;
+    }
+
+    /// The validators of a locked tool.
+    fn checks(&self, tool: &str) -> Option<Arc<Checks>> {
+        let (input, output) = self.lock.schemas.get(tool)?;
+        let mut cache = hold(&self.schemas);
+        if let Some(c) = cache.get(tool) {
+            return Some(Arc::clone(c));
+        }
+        let c = Arc::new(Checks { input: Schema::new(input), output: output.as_ref().map(Schema::new) });
+        cache.insert(tool.to_owned(), Arc::clone(&c));
+        Some(c)
+    }
+
+    /// Why the approved `inputSchema` rejects a call's arguments, when it does: the locked one, or the
+    /// listed one when the policy lets the tool's drift through.
+    fn rejected_arguments(&self, checked: &Checked, p: &Pending) -> Option<Vec<String>> {
+        let mut fuel = crate::replay::check::MAX_CALL_COST;
+        let verdict = match checked.accepted_input(&p.tool) {
+            Some(accepted) => Schema::new(accepted).check(&p.arguments, &mut fuel),
+            None => self.checks(&p.tool)?.input.check(&p.arguments, &mut fuel),
+        };
+        match verdict {
+            Validation::Invalid(rejections) => Some(reasons(&rejections)),
+            Validation::Valid | Validation::Skipped(_) => None,
+        }
+    }
+
+    /// The client asked for the tools: its answer is what the client is shown.
+    fn client_lists(&self, id: &Value) {
+        let mut lists = hold(&self.client_lists);
+        if lists.len() < MAX_CLIENT_LISTS {
+            lists.insert(id.to_string());
+        }
+    }
+
+    /// A response from the server to the client's own `tools/list`: the contracts it shows the client
+    /// are remembered, to be compared with the guard's own listing before each call.
+    fn shown_to_client(&self, m: &Value) {
+        if m.get("method").is_some() {
+            return;
+        }
+        let Some(id) = m.get("id") else { return };
+        if !hold(&self.client_lists).remove(&id.to_string()) {
+            return;
+        }
+        let Some(Value::Array(tools)) = m.pointer("/result/tools") else { return };
+        let checked = check::check(self.lock, tools, &self.policy);
+        let mut shown = hold(&self.shown);
+        for name in tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)) {
+            shown.insert(name.to_owned(), checked.verdict(name).current);
+        }
+    }
+
+    /// A response from the server: when it answers a forwarded call of a tool with a locked
+    /// `outputSchema`, its `structuredContent` is checked; a rejection is noticed and audited, and with
+    /// `--enforce-results` the message to send instead is returned.
+    fn answered(&self, m: &Value) -> Option<Value> {
+        if m.get("method").is_some() {
+            return None;
+        }
+        let id = m.get("id")?;
+        let tool = hold(&self.in_flight).remove(&id.to_string())?;
+        let result = m.get("result")?;
+        if result.get("isError").and_then(Value::as_bool) == Some(true) {
+            return None;
+        }
+        let checks = self.checks(&tool)?;
+        let output = checks.output.as_ref()?;
+        let mut fuel = crate::replay::check::MAX_CALL_COST;
+        let reasons = match result.get("structuredContent") {
+            None => vec!["the result has no structuredContent, which its outputSchema calls for".to_owned()],
+            Some(content) => match output.check(content, &mut fuel) {
+                Validation::Invalid(rejections) => reasons(&rejections),
+                Validation::Valid | Validation::Skipped(_) => return None,
+            },
+        };
+        let what = if self.enforce_results { "replaced" } else { "passed on" };
+        (self.notice)(&format!(
+            "the result of tools/call `{tool}` does not fit its locked outputSchema ({what}): {}",
+            reasons.join("; ")
+        ));
+        if let Some(file) = &self.audit {
+            let line = reply::result_audit(&tool, id, self.enforce_results, &reasons, SystemTime::now());
+            let mut file = hold(file);
+            if let Err(e) = file.write_all(&line).and_then(|()| file.flush()) {
+                (self.notice)(&format!("cannot write the audit log: {e}"));
+            }
+        }
+        self.enforce_results.then(|| reply::result_withheld(id, &tool, &reasons, &self.lock.name))
+    }
+
+    /// When the server's tools are listed again before a call (see [`Recheck`]).
+    pub(super) fn recheck(&mut self, recheck: Recheck) {
+        self.recheck = recheck;
     }
 
     /// Records every message of the session in `file` (see [`Shared::recorded`]).
@@ -141,6 +293,12 @@ impl Shared {
         self.recorded(line);
         let mut out = hold(&self.client_out);
         out.write_all(line).and_then(|()| out.flush()).is_ok()
+    }
+
+    /// Passes a server's message on as it was read when every reader reads it as the guard did, else
+    /// as the guard read it.
+    fn to_client_as_read(&self, line: &[u8], value: &Value) -> bool {
+        if wire::unambiguous(line) { self.to_client(line) } else { self.to_client(&wire::serialize(value)) }
     }
 
     fn to_server(&self, line: &[u8]) -> bool {
@@ -185,11 +343,50 @@ impl Shared {
         });
     }
 
+    /// Refuses a call of an allowed contract whose arguments that contract rejects.
+    fn refuse_arguments(&self, p: &Pending, verdict: &Verdict, reasons: &[String]) {
+        if let Some(id) = &p.id {
+            self.to_client(&reply::arguments_refused(id, &p.tool, verdict, reasons, &self.lock.name));
+        }
+        let why = format!("its arguments do not fit the locked inputSchema: {}", reasons.join("; "));
+        (self.notice)(&format!("refused tools/call `{}`: {why}", p.tool));
+        self.record(&reply::Audit {
+            tool: &p.tool,
+            id: p.id.as_ref(),
+            forwarded: false,
+            locked: verdict.locked.as_deref(),
+            current: verdict.current.as_deref(),
+            rules: verdict.rules(),
+            reason: Some(&why),
+        });
+    }
+
     /// Forwards or refuses one call, by the tools as last checked.
     fn decide(&self, checked: &Checked, p: &Pending) {
-        let verdict = checked.verdict(&p.tool);
+        let mut verdict = checked.verdict(&p.tool);
+        // A server that shows the guard one contract and the client another is refused: the client
+        // acts on what it was shown.
+        if let Some(shown) = hold(&self.shown).get(&p.tool)
+            && *shown != verdict.current
+        {
+            verdict.blocked = true;
+            verdict.problem = Some(format!(
+                "the server showed the client another contract (sha256 {}) than the guard's own tools/list (sha256 {})",
+                short(shown.as_deref()),
+                short(verdict.current.as_deref())
+            ));
+        }
         let mut forwarded = false;
         if !verdict.blocked {
+            if let Some(reasons) = self.rejected_arguments(checked, p) {
+                return self.refuse_arguments(p, &verdict, &reasons);
+            }
+            if let Some(id) = &p.id {
+                let mut in_flight = hold(&self.in_flight);
+                if in_flight.len() < MAX_IN_FLIGHT {
+                    in_flight.insert(id.to_string(), p.tool.clone());
+                }
+            }
             if self.to_server(&p.line) {
                 forwarded = true;
             } else {
@@ -220,22 +417,31 @@ impl Shared {
     }
 
     /// Sends the first page request of a fetch.
-    fn start_fetch(&self, st: &mut State, restarts: usize) {
+    /// A restart keeps the deadline of the check it restarts (`began`).
+    fn start_fetch(&self, st: &mut State, restarts: usize, began: Instant) {
         let id = format!("{}{}", wire::ID_PREFIX, st.next_id);
         st.next_id += 1;
         if !self.to_server(&reply::list_request(&id, None)) {
             return self.fail(st, "the server no longer reads its input");
         }
-        st.view = View::Fetching(Fetch {
+        // Every call waiting now arrived before this listing was asked for; on notice, a listing
+        // decides every call that waits for it.
+        let covers = match self.recheck {
+            Recheck::EveryCall => st.arrivals,
+            Recheck::OnNotify => u64::MAX,
+        };
+        st.view = View::Fetching(Box::new(Fetch {
             id,
             tools: Vec::new(),
             bytes: 0,
             cursors: HashSet::new(),
             pages: 1,
-            sent: Instant::now(),
+            began,
+            covers,
+            digest: Sha256::new(),
             changed: false,
             restarts,
-        });
+        }));
     }
 
     /// Gives up on the fetch in flight: every waiting call is answered, the next one fetches again.
@@ -252,13 +458,16 @@ impl Shared {
     }
 
     /// A `tools/call` from the client.
-    fn call(&self, id: Option<Value>, tool: String, line: Vec<u8>) {
-        let p = Pending { id, tool, line };
+    fn call(&self, id: Option<Value>, tool: String, arguments: Value, line: Vec<u8>) {
         let mut st = hold(&self.state);
+        let p = Pending { seq: st.arrivals, id, tool, arguments, line };
+        st.arrivals += 1;
         if st.gone {
             return self.unchecked(&p, "the server has exited");
         }
-        if let (View::Ready(checked), true) = (&st.view, st.queue.is_empty()) {
+        // On notice only, a listing checked since the last change decides at once; every call
+        // otherwise waits for a listing asked for after it arrived.
+        if let (View::Ready(checked), true, Recheck::OnNotify) = (&st.view, st.queue.is_empty(), self.recheck) {
             return self.decide(checked, &p);
         }
         if st.queue.len() >= self.bounds.max_queued_calls
@@ -268,8 +477,8 @@ impl Shared {
         }
         st.queued_bytes += p.line.len();
         st.queue.push_back(p);
-        if matches!(st.view, View::Stale) {
-            self.start_fetch(&mut st, 0);
+        if !matches!(st.view, View::Fetching(_)) {
+            self.start_fetch(&mut st, 0, Instant::now());
         }
     }
 
@@ -296,28 +505,28 @@ impl Shared {
     fn list_changed(&self) {
         let mut st = hold(&self.state);
         match &mut st.view {
-            View::Ready(_) => self.start_fetch(&mut st, 0),
+            View::Ready(_) => self.start_fetch(&mut st, 0, Instant::now()),
             View::Fetching(f) => f.changed = true,
             View::Stale => {}
         }
     }
 
-    /// A response to the guard's own request.
-    fn own(&self, id: &str, line: &[u8]) {
+    /// A response to the guard's own request (`size`: the bytes of the line it came in).
+    fn own(&self, id: &str, mut value: Value, size: usize) {
         let mut st = hold(&self.state);
         let View::Fetching(f) = &mut st.view else { return };
         if f.id != id {
             return;
         }
-        let value: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
         if let Some(e) = value.get("error") {
             let message = e.get("message").and_then(Value::as_str).unwrap_or("no message");
             return self.fail(&mut st, &format!("the server answered tools/list with an error: {message}"));
         }
-        let Some(Value::Array(tools)) = value.pointer("/result/tools") else {
+        // Taken out of the page, not copied: a large listing is held once.
+        let Some(Value::Array(tools)) = value.pointer_mut("/result/tools").map(Value::take) else {
             return self.fail(&mut st, "the server's tools/list result has no `tools` array");
         };
-        f.bytes = f.bytes.saturating_add(line.len());
+        f.bytes = f.bytes.saturating_add(size);
         if f.bytes > self.bounds.max_listing_bytes {
             let max = self.bounds.max_listing_bytes;
             return self.fail(&mut st, &format!("the server's tools/list is over {max} bytes"));
@@ -326,7 +535,8 @@ impl Shared {
             let max = self.bounds.max_tools;
             return self.fail(&mut st, &format!("the server lists more than {max} tools"));
         }
-        f.tools.extend(tools.iter().cloned());
+        let _ = serde_json::to_writer(Hashing(&mut f.digest), &tools);
+        f.tools.extend(tools);
         if let Some(cursor) = value.pointer("/result/nextCursor").and_then(Value::as_str).filter(|c| !c.is_empty()) {
             if !f.cursors.insert(cursor.to_owned()) {
                 return self.fail(&mut st, "the server's tools/list pages loop back to a cursor already seen");
@@ -343,7 +553,6 @@ impl Shared {
             if let View::Fetching(f) = &mut st.view {
                 f.id = id;
                 f.pages += 1;
-                f.sent = Instant::now();
             }
             return;
         }
@@ -352,29 +561,43 @@ impl Shared {
             if f.restarts >= MAX_RESTARTS {
                 return self.fail(&mut st, "the server's tool list kept changing while the guard read it");
             }
-            return self.start_fetch(&mut st, f.restarts + 1);
+            return self.start_fetch(&mut st, f.restarts + 1, f.began);
         }
-        let checked = check::check(&self.lock, &f.tools, &self.policy);
-        let (listed, drifted, blocked) = checked.counts();
-        if drifted > 0 {
-            (self.notice)(&format!(
-                "{listed} tool(s) listed, {drifted} differ from {}, {blocked} blocked",
-                self.lock.name
-            ));
-        }
-        let queue = std::mem::take(&mut st.queue);
-        st.queued_bytes = 0;
-        for p in &queue {
-            self.decide(&checked, p);
+        let digest = f.digest.finalize().to_vec();
+        let checked = match &st.last {
+            Some((d, checked)) if *d == digest => Arc::clone(checked),
+            _ => {
+                let checked = Arc::new(check::check(self.lock, &f.tools, &self.policy));
+                let (listed, drifted, blocked) = checked.counts();
+                if drifted > 0 {
+                    (self.notice)(&format!(
+                        "{listed} tool(s) listed, {drifted} differ from {}, {blocked} blocked",
+                        self.lock.name
+                    ));
+                }
+                st.last = Some((digest, Arc::clone(&checked)));
+                checked
+            }
+        };
+        drop(f.tools);
+        while st.queue.front().is_some_and(|p| p.seq < f.covers) {
+            let Some(p) = st.queue.pop_front() else { break };
+            st.queued_bytes = st.queued_bytes.saturating_sub(p.line.len());
+            self.decide(&checked, &p);
         }
         st.view = View::Ready(checked);
+        // Calls that arrived while this listing was read wait for one asked for after them.
+        if !st.queue.is_empty() {
+            self.start_fetch(&mut st, 0, Instant::now());
+        }
     }
 
     /// Fails a fetch that waited too long.
     fn tick(&self) {
         let mut st = hold(&self.state);
+        // One deadline for the whole check, however many pages it has.
         if let View::Fetching(f) = &st.view
-            && f.sent.elapsed() > self.bounds.timeout
+            && f.began.elapsed() > self.bounds.timeout
         {
             let secs = self.bounds.timeout.as_secs_f64();
             self.fail(&mut st, &format!("the server did not answer tools/list within {secs} s"));
@@ -393,6 +616,34 @@ impl Shared {
     }
 }
 
+/// Feeds serialized JSON to a hash without holding it.
+struct Hashing<'h>(&'h mut Sha256);
+
+impl Write for Hashing<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A hash as shown in messages: its first 12 digits.
+fn short(hash: Option<&str>) -> String {
+    hash.map_or_else(|| "none".to_owned(), |h| h.chars().take(12).collect())
+}
+
+/// A validator's rejections in words, each with the place in the instance when it is not the root.
+fn reasons(rejections: &[crate::replay::check::Rejection]) -> Vec<String> {
+    rejections
+        .iter()
+        .map(|r| {
+            if r.instance_path.is_empty() { r.reason.clone() } else { format!("{} (at {})", r.reason, r.instance_path) }
+        })
+        .collect()
+}
+
 /// Reads the client until it closes.
 fn client_loop(shared: &Shared, input: impl Read) {
     let mut lines = Lines::new(input, shared.bounds.max_message_bytes);
@@ -408,41 +659,40 @@ fn client_loop(shared: &Shared, input: impl Read) {
             Ok(Frame::Eof) | Err(_) => return,
         };
         if wire::is_blank(&line) {
-            shared.to_server(&line);
             continue;
         }
-        shared.recorded(&line);
-        match wire::client(&line) {
-            Client::Call { id, name: Some(name) } => shared.call(id, name, line),
-            Client::Call { id, name: None } => {
+        // What is forwarded is the message as judged, re-serialized: never the bytes as read.
+        let judged = match wire::client(&line) {
+            Ok(judged) => judged,
+            Err(refused) => {
+                shared.recorded(&line);
+                (shared.notice)(&format!("refused a message from the client: {}", refused.message));
+                shared.to_client(&reply::error(refused.id.as_ref(), refused.code, &refused.message));
+                continue;
+            }
+        };
+        shared.recorded(&judged.line);
+        for kind in &judged.kinds {
+            match kind {
+                Client::Cancel { id } => shared.cancel(id),
+                Client::List { id } => {
+                    shared.relist();
+                    shared.client_lists(id);
+                }
+                Client::Call { .. } | Client::Other => {}
+            }
+        }
+        match judged.kinds.as_slice() {
+            [Client::Call { id, name: Some(name), arguments }] => {
+                shared.call(id.clone(), name.clone(), arguments.clone(), judged.line);
+            }
+            [Client::Call { id, name: None, .. }] => {
                 if id.is_some() {
                     shared.to_client(&reply::error(id.as_ref(), -32602, "tools/call needs a string `params.name`"));
                 }
             }
-            Client::Reserved { id } => {
-                let message = format!("mcp-drift guard: request ids starting with `{}` are reserved", wire::ID_PREFIX);
-                shared.to_client(&reply::error(Some(&id), -32600, &message));
-            }
-            Client::Batch => {
-                shared.to_client(&reply::error(
-                    None,
-                    -32600,
-                    "mcp-drift guard: a batch that calls a tool is not forwarded",
-                ));
-            }
-            Client::Invalid => {
-                shared.to_client(&reply::error(None, -32700, "Parse error"));
-            }
-            Client::List => {
-                shared.relist();
-                shared.to_server(&line);
-            }
-            Client::Cancel { id } => {
-                shared.cancel(&id);
-                shared.to_server(&line);
-            }
-            Client::Other => {
-                shared.to_server(&line);
+            _ => {
+                shared.to_server(&judged.line);
             }
         }
     }
@@ -460,15 +710,61 @@ fn server_loop(shared: &Shared, output: impl Read) {
             }
             Ok(Frame::Eof) | Err(_) => return,
         };
-        match wire::server(&line) {
-            Server::Own(id) => shared.own(&id, &line),
-            Server::ListChanged => {
-                // Stale first: a call the client sends on seeing the notification waits for the check.
-                shared.list_changed();
-                shared.to_client(&line);
+        if wire::is_blank(&line) {
+            continue;
+        }
+        let value = match wire::parse(&line) {
+            Ok(v) => v,
+            Err(e) => {
+                (shared.notice)(&format!("dropped a line from the server that is not one JSON text: {e}"));
+                continue;
             }
-            Server::Other => {
-                shared.to_client(&line);
+        };
+        let Value::Array(items) = value else {
+            match wire::server(&value) {
+                Server::Own(id) => shared.own(&id, value, line.len()),
+                Server::ListChanged => {
+                    // Stale first: a call the client sends on seeing the notification waits for the check.
+                    shared.list_changed();
+                    shared.to_client_as_read(&line, &value);
+                }
+                Server::Other => match shared.answered(&value).or_else(|| {
+                    shared.shown_to_client(&value);
+                    None
+                }) {
+                    Some(instead) => {
+                        shared.to_client(&wire::serialize(&instead));
+                    }
+                    None => {
+                        shared.to_client_as_read(&line, &value);
+                    }
+                },
+            }
+            continue;
+        };
+        // A batch: each message is seen as if it came alone; the guard's own answers are taken out.
+        let count = items.len();
+        let mut rest = Vec::with_capacity(count);
+        for item in items {
+            match wire::server(&item) {
+                Server::Own(id) => shared.own(&id, item, line.len()),
+                Server::ListChanged => {
+                    shared.list_changed();
+                    rest.push(item);
+                }
+                Server::Other => {
+                    shared.shown_to_client(&item);
+                    rest.push(shared.answered(&item).unwrap_or(item));
+                }
+            }
+        }
+        if !rest.is_empty() || count == 0 {
+            let kept = rest.len() == count && shared.enforce_results.then_some(()).is_none();
+            let batch = Value::Array(rest);
+            if kept {
+                shared.to_client_as_read(&line, &batch);
+            } else {
+                shared.to_client(&wire::serialize(&batch));
             }
         }
     }

@@ -42,6 +42,49 @@ fn short(hash: Option<&str>) -> String {
     hash.map_or_else(|| "none".to_owned(), |h| h.chars().take(12).collect())
 }
 
+/// What the agent is told to do about a refusal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// The contract differs from the approved one: only the operator, who owns the lock, can help.
+    OperatorReview,
+    /// The call does not fit the contract the server publishes: listing the tools again helps.
+    RefreshTools,
+}
+
+impl Action {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::OperatorReview => "operator_review",
+            Action::RefreshTools => "refresh_tools",
+        }
+    }
+
+    /// The action for a blocked tool: a tool neither locked nor listed is the agent's mistake (a refresh
+    /// shows it is not there); every other refusal is a contract that differs from the lock.
+    #[must_use]
+    pub fn of(verdict: &Verdict) -> Action {
+        if verdict.locked.is_none() && verdict.current.is_none() && verdict.changes.is_empty() {
+            Action::RefreshTools
+        } else {
+            Action::OperatorReview
+        }
+    }
+
+    fn advice(self, lock: &str) -> String {
+        match self {
+            Action::OperatorReview => format!(
+                "\nNothing was executed: the call did not reach the server. Refreshing the tool list does not \
+                 help: the contract approved in {lock} must be reviewed by an operator (mcp-drift verify) and \
+                 the lock updated before this tool can be called."
+            ),
+            Action::RefreshTools => "\nNothing was executed: the call did not reach the server. Refresh the tool \
+                 list (tools/list) and check the tool's current definition before calling it again."
+                .to_owned(),
+        }
+    }
+}
+
 /// The text of a refusal: which contract, what changed (one line per finding), that nothing ran, and
 /// what to do.
 #[must_use]
@@ -49,6 +92,10 @@ pub fn refusal_text(tool: &str, verdict: &Verdict, lock: &str) -> String {
     let tool = text::escape(tool);
     let lock = text::escape(lock);
     let mut out = match (&verdict.locked, &verdict.current) {
+        (Some(_), Some(_)) if verdict.problem.is_some() => format!(
+            "mcp-drift guard did not call `{tool}`: {}.",
+            text::escape(verdict.problem.as_deref().unwrap_or_default())
+        ),
         (None, Some(_)) => format!(
             "mcp-drift guard did not call `{tool}`: the tool is not in {lock}, so its contract was never reviewed."
         ),
@@ -63,7 +110,7 @@ pub fn refusal_text(tool: &str, verdict: &Verdict, lock: &str) -> String {
         ),
     };
     if verdict.changes.is_empty() {
-        if verdict.current.is_some() && verdict.locked.is_some() {
+        if verdict.current.is_some() && verdict.locked.is_some() && verdict.locked != verdict.current {
             out.push_str("\nWhat changed: the contract hash differs, and no diff rule explains the difference.");
         }
     } else {
@@ -75,10 +122,7 @@ pub fn refusal_text(tool: &str, verdict: &Verdict, lock: &str) -> String {
             let _ = write!(out, "\n- and {} more", verdict.changes.len() - MAX_LINES);
         }
     }
-    out.push_str(
-        "\nNothing was executed: the call did not reach the server. Refresh the tool list (tools/list) and \
-         check the tool's current definition before calling it again.",
-    );
+    out.push_str(&Action::of(verdict).advice(&lock));
     out
 }
 
@@ -91,13 +135,80 @@ pub fn refusal(id: &Value, tool: &str, verdict: &Verdict, lock: &str) -> Vec<u8>
         "structuredContent": {
             "error_code": "STALE_TOOL_SCHEMA",
             "tool": tool,
-            "required_action": "refresh_tools",
+            "required_action": Action::of(verdict).as_str(),
             "side_effect_started": false,
             "locked_hash": verdict.locked,
             "current_hash": verdict.current,
             "rules": verdict.rules(),
+            "changes": verdict.changes.iter().take(MAX_LINES).map(|c| json!({
+                "rule": c.rule.as_str(), "severity": c.severity.as_str(), "message": c.message,
+            })).collect::<Vec<_>>(),
         }
     }}))
+}
+
+/// One line per rejection, escaped, at most [`MAX_LINES`].
+fn rejections(out: &mut String, reasons: &[String]) {
+    for r in reasons.iter().take(MAX_LINES) {
+        let _ = write!(out, "\n- {}", text::escape(r));
+    }
+}
+
+/// The answer to a call whose arguments the locked `inputSchema` rejects: the agent's call does not fit
+/// the contract (which did not drift beyond the policy), so listing the tools again helps.
+#[must_use]
+pub fn arguments_refused(id: &Value, tool: &str, verdict: &Verdict, reasons: &[String], lock: &str) -> Vec<u8> {
+    let mut text = format!(
+        "mcp-drift guard did not call `{}`: its arguments do not fit the tool's inputSchema as approved in {}:",
+        text::escape(tool),
+        text::escape(lock)
+    );
+    rejections(&mut text, reasons);
+    text.push_str(&Action::RefreshTools.advice(&text::escape(lock)));
+    line(&json!({"jsonrpc": "2.0", "id": id, "result": {
+        "content": [{"type": "text", "text": text}],
+        "isError": true,
+        "structuredContent": {
+            "error_code": "STALE_TOOL_SCHEMA",
+            "tool": tool,
+            "required_action": Action::RefreshTools.as_str(),
+            "side_effect_started": false,
+            "locked_hash": verdict.locked,
+            "current_hash": verdict.current,
+            "rules": verdict.rules(),
+            "violations": reasons.iter().take(MAX_LINES).collect::<Vec<_>>(),
+        }
+    }}))
+}
+
+/// What replaces a result whose `structuredContent` the locked `outputSchema` rejects (with
+/// `--enforce-results`): the call did run, so the text says so.
+#[must_use]
+pub fn result_withheld(id: &Value, tool: &str, reasons: &[String], lock: &str) -> Value {
+    let mut text = format!(
+        "mcp-drift guard withheld the result of `{}`: its structuredContent does not fit the tool's outputSchema as \
+         approved in {}:",
+        text::escape(tool),
+        text::escape(lock)
+    );
+    rejections(&mut text, reasons);
+    text.push_str(
+        "\nThe call did reach the server and may have had effects; its result is not in the approved shape. An \
+         operator must review the server's change (mcp-drift verify).",
+    );
+    json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}], "isError": true}})
+}
+
+/// The audit line of a result the locked `outputSchema` rejects.
+#[must_use]
+pub fn result_audit(tool: &str, id: &Value, replaced: bool, reasons: &[String], now: SystemTime) -> Vec<u8> {
+    line(&json!({
+        "time": rfc3339(now),
+        "tool": tool,
+        "id": id,
+        "decision": if replaced { "result-replaced" } else { "result-rejected" },
+        "reasons": reasons.iter().take(MAX_LINES).collect::<Vec<_>>(),
+    }))
 }
 
 /// The answer to a call the guard could not check (its `tools/list` failed or timed out, the server
@@ -204,7 +315,9 @@ mod tests {
         assert_eq!(v["result"]["isError"], true);
         let s = &v["result"]["structuredContent"];
         assert_eq!(s["error_code"], "STALE_TOOL_SCHEMA");
-        assert_eq!(s["required_action"], "refresh_tools");
+        assert_eq!(s["required_action"], "operator_review");
+        assert_eq!(s["changes"][0]["rule"], "input-required-added");
+        assert_eq!(s["changes"][0]["severity"], "error");
         assert_eq!(s["side_effect_started"], false);
         assert_eq!(s["rules"], json!(["input-required-added"]));
         assert_eq!(s["locked_hash"], "a".repeat(64));
@@ -213,7 +326,14 @@ mod tests {
             text.contains("search\\u{202e}") && text.contains("- input-required-added (error): `n`\\n::error::x"),
             "{text}"
         );
-        assert!(text.contains("Nothing was executed") && text.contains("Refresh the tool list"), "{text}");
+        assert!(text.contains("Nothing was executed") && text.contains("reviewed by an operator"), "{text}");
+        assert!(!text.contains("Refresh the tool list"), "{text}");
         assert_eq!(text.lines().count(), 4, "{text}");
+        // A tool that neither the lock nor the server knows: the agent's mistake, a refresh helps.
+        let unknown =
+            Verdict { locked: None, current: None, changes: vec![], problem: Some("not listed".into()), blocked: true };
+        let v: Value = serde_json::from_slice(&refusal(&json!(4), "nope", &unknown, "l")).unwrap();
+        assert_eq!(v["result"]["structuredContent"]["required_action"], "refresh_tools");
+        assert!(v["result"]["content"][0]["text"].as_str().unwrap().contains("Refresh the tool list"));
     }
 }

@@ -1,17 +1,21 @@
 //! The MCP stdio transport as the guard sees it: takes a byte stream, returns newline-delimited
-//! messages exactly as they were written (trailing `\n` included), and tells the few kinds the guard
-//! acts on from everything it passes through untouched.
+//! messages exactly as they were written (trailing `\n` included), parses each one strictly and tells
+//! the few kinds the guard acts on from everything it passes through.
 //!
 //! Promises: a line never grows past `max` bytes in memory (a longer one is skipped to its end and
-//! reported by size only); reading never blocks on anything but the stream itself; classification
-//! never fails (what is not JSON-RPC-shaped is [`Client::Other`] / [`Server::Other`]).
+//! reported by size only); reading never blocks on anything but the stream itself. A client line is
+//! either refused ([`Refused`]: not JSON, a key repeated in one object, not one JSON-RPC message or a
+//! flat batch of them, a reserved id, a method name that is not exactly a known one but looks like
+//! one) or judged, and then the bytes to forward are [`serialize`]d from the value that was judged,
+//! never the bytes that were read: a reader that splits lines elsewhere (at a bare CR, at U+2028)
+//! or keeps the first of two keys sees the same message as the guard. A server line is parsed as
+//! strictly and passed on as read only when no reader can split it differently ([`unambiguous`]).
 
-use std::borrow::Cow;
+use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};
 
-use serde::Deserialize;
-use serde_json::Value;
-use serde_json::value::RawValue;
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
 
 /// The prefix of every request id the guard itself sends. A client request using it is refused, so a
 /// response with such an id is always the guard's.
@@ -76,63 +80,286 @@ impl<R: Read> Lines<R> {
     }
 }
 
-/// A line with nothing but whitespace: not a message, passed on as it is.
+/// A line with nothing but whitespace: not a message, and nothing to forward.
 #[must_use]
 pub fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
-/// A message from the client, as far as the guard cares.
-#[derive(Debug)]
-pub enum Client {
-    /// `tools/call` (with or without an id): the tool name when it is a string.
-    Call { id: Option<Value>, name: Option<String> },
-    /// A request whose id starts with [`ID_PREFIX`].
-    Reserved { id: Value },
-    /// `notifications/cancelled` naming a request id.
-    Cancel { id: Value },
-    /// The client's own `tools/list` (forwarded; the guard checks again before the next call).
-    List,
-    /// A JSON-RPC batch that calls a tool or uses a reserved id (not forwarded).
-    Batch,
-    /// Anything else that is JSON: forwarded unchanged.
-    Other,
-    /// Not JSON: answered with a parse error, never forwarded (the guard cannot tell what the server
-    /// would make of it).
-    Invalid,
-}
+/// A value read by [`parse`]: like `serde_json::Value`, but a key repeated in one object is an error
+/// (parsers disagree on which of the two wins).
+struct Strict(Value);
 
-/// Classifies one line from the client.
-#[must_use]
-pub fn client(line: &[u8]) -> Client {
-    let Ok(value) = serde_json::from_slice::<Value>(line) else { return Client::Invalid };
-    match &value {
-        Value::Array(items) => {
-            if items.iter().any(|m| matches!(client_one(m), Client::Call { .. } | Client::Reserved { .. })) {
-                Client::Batch
-            } else {
-                Client::Other
-            }
-        }
-        one => client_one(one),
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
     }
 }
 
-fn client_one(m: &Value) -> Client {
-    let method = m.get("method").and_then(Value::as_str);
-    let id = m.get("id").filter(|i| !i.is_null()).cloned();
-    match (method, id) {
-        (Some("tools/call"), id) => {
-            Client::Call { id, name: m.pointer("/params/name").and_then(Value::as_str).map(str::to_owned) }
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        serde_json::Number::from_f64(v).map(Value::Number).ok_or_else(|| E::custom("a number out of range"))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            out.push(v);
         }
-        (Some(_), Some(id)) if id.as_str().is_some_and(|s| s.starts_with(ID_PREFIX)) => Client::Reserved { id },
-        (Some("tools/list"), Some(_)) => Client::List,
-        (Some("notifications/cancelled"), None) => match m.pointer("/params/requestId") {
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let Strict(v) = map.next_value()?;
+            if out.contains_key(&key) {
+                return Err(de::Error::custom(format!("the key `{key}` is repeated in one object")));
+            }
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// Parses one message: JSON (`serde_json`'s nesting limit), no key repeated in any object.
+///
+/// # Errors
+/// Why it is not such a message (the parser's words; may quote a key of the input).
+pub fn parse(line: &[u8]) -> Result<Value, String> {
+    serde_json::from_slice::<Strict>(line).map(|s| s.0).map_err(|e| e.to_string())
+}
+
+/// The line that carries `v`: compact JSON, U+2028, U+2029 and U+0085 escaped (some readers end a
+/// line there; `serde_json` already escapes every other control character), one `\n` at the end.
+#[must_use]
+pub fn serialize(v: &Value) -> Vec<u8> {
+    let raw = serde_json::to_vec(v).unwrap_or_default();
+    let mut out = Vec::with_capacity(raw.len() + 1);
+    let mut i = 0;
+    // These bytes only ever start those characters, and only inside strings in serde_json's output.
+    while i < raw.len() {
+        match raw[i..] {
+            [0xE2, 0x80, 0xA8, ..] => (out.extend_from_slice(b"\\u2028"), i += 3),
+            [0xE2, 0x80, 0xA9, ..] => (out.extend_from_slice(b"\\u2029"), i += 3),
+            [0xC2, 0x85, ..] => (out.extend_from_slice(b"\\u0085"), i += 2),
+            _ => (out.push(raw[i]), i += 1),
+        };
+    }
+    out.push(b'\n');
+    out
+}
+
+/// Whether every reader splits `line` into the one line the guard read: no CR but the one of a final
+/// CRLF, no U+2028, U+2029 or U+0085.
+#[must_use]
+pub fn unambiguous(line: &[u8]) -> bool {
+    let body = line.strip_suffix(b"\n").unwrap_or(line);
+    let body = body.strip_suffix(b"\r").unwrap_or(body);
+    !body.contains(&b'\r')
+        && memchr::memmem::find(body, "\u{2028}".as_bytes()).is_none()
+        && memchr::memmem::find(body, "\u{2029}".as_bytes()).is_none()
+        && memchr::memmem::find(body, "\u{85}".as_bytes()).is_none()
+}
+
+/// Every method name MCP defines, in either direction (2024-11-05 to 2025-11-25).
+pub const KNOWN_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+    "tasks/get",
+    "tasks/list",
+    "tasks/result",
+    "tasks/cancel",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "notifications/progress",
+    "notifications/message",
+    "notifications/roots/list_changed",
+    "notifications/tools/list_changed",
+    "notifications/resources/list_changed",
+    "notifications/resources/updated",
+    "notifications/prompts/list_changed",
+    "notifications/elicitation/complete",
+    "notifications/tasks/status",
+];
+
+/// Letters and digits only, lower case: two names with one skeleton differ only by case, spacing or
+/// punctuation, and a lenient server may take one for the other.
+fn skeleton(name: &str) -> String {
+    name.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
+}
+
+/// Why a method name cannot be judged exactly: not a known name, but one that a server could take
+/// for one (other case, spaces, control or look-alike characters), or not printable ASCII at all.
+#[must_use]
+pub fn doubtful_method(method: &str) -> Option<String> {
+    if KNOWN_METHODS.contains(&method) {
+        return None;
+    }
+    if !method.bytes().all(|b| b.is_ascii_graphic()) {
+        return Some("a method name with characters other than printable ASCII".into());
+    }
+    let s = skeleton(method);
+    KNOWN_METHODS
+        .iter()
+        .find(|known| skeleton(known) == s)
+        .map(|known| format!("a method name that differs from `{known}` only by case or punctuation"))
+}
+
+/// A client line the guard does not forward, and the JSON-RPC error that answers it.
+#[derive(Debug, PartialEq)]
+pub struct Refused {
+    /// The id to answer (`None`: `null`, the id is unknown or the message was a notification).
+    pub id: Option<Value>,
+    pub code: i64,
+    pub message: String,
+}
+
+fn refused(id: Option<&Value>, code: i64, message: impl Into<String>) -> Refused {
+    Refused { id: id.cloned(), code, message: format!("mcp-drift guard: {}", message.into()) }
+}
+
+/// What one judged client message is, as far as the guard cares.
+#[derive(Debug, PartialEq)]
+pub enum Client {
+    /// `tools/call` (with or without an id): the tool name when it is a string, and its arguments
+    /// (`{}` when there are none).
+    Call { id: Option<Value>, name: Option<String>, arguments: Value },
+    /// `notifications/cancelled` naming a request id.
+    Cancel { id: Value },
+    /// The client's own `tools/list`, with its id.
+    List { id: Value },
+    /// Any other request, notification or response.
+    Other,
+}
+
+/// A client line the guard judged: what it holds, and the bytes to forward.
+#[derive(Debug)]
+pub struct Judged {
+    /// One kind per message (several for a batch; a batch never holds a call).
+    pub kinds: Vec<Client>,
+    /// [`serialize`]d from the judged value.
+    pub line: Vec<u8>,
+}
+
+/// Judges one line from the client.
+///
+/// # Errors
+/// What cannot be judged exactly (see the module's promises), with the error to answer.
+pub fn client(line: &[u8]) -> Result<Judged, Refused> {
+    let value = parse(line).map_err(|e| refused(None, -32700, format!("parse error: {e}")))?;
+    let kinds = match &value {
+        Value::Array(items) => {
+            if items.is_empty() {
+                return Err(refused(None, -32600, "an empty batch"));
+            }
+            let mut kinds = Vec::with_capacity(items.len());
+            for item in items {
+                if item.is_array() {
+                    return Err(refused(None, -32600, "a batch inside a batch is not forwarded"));
+                }
+                match client_one(item)? {
+                    Client::Call { id, .. } => {
+                        return Err(refused(id.as_ref(), -32600, "a batch that calls a tool is not forwarded"));
+                    }
+                    kind => kinds.push(kind),
+                }
+            }
+            kinds
+        }
+        one => vec![client_one(one)?],
+    };
+    Ok(Judged { kinds, line: serialize(&value) })
+}
+
+/// One message: a request (string `method`, string or number `id`), a notification (no `id`) or a
+/// response (`id`, and `result` or `error`, no `method`).
+fn client_one(m: &Value) -> Result<Client, Refused> {
+    let Value::Object(o) = m else {
+        return Err(refused(None, -32600, "not a JSON-RPC message object"));
+    };
+    let id = o.get("id");
+    let answer_to = id.filter(|i| i.is_string() || i.is_number());
+    if let Some(i) = id
+        && !(i.is_string() || i.is_number() || i.is_null())
+    {
+        return Err(refused(None, -32600, "an id that is not a string or a number"));
+    }
+    if id.and_then(Value::as_str).is_some_and(|s| s.starts_with(ID_PREFIX)) {
+        return Err(refused(id, -32600, format!("ids starting with `{ID_PREFIX}` are reserved")));
+    }
+    let Some(method) = o.get("method") else {
+        // A response to a request of the server.
+        return if id.is_some() && (o.contains_key("result") ^ o.contains_key("error")) {
+            Ok(Client::Other)
+        } else {
+            Err(refused(answer_to, -32600, "neither a request, a notification nor a response"))
+        };
+    };
+    let Some(method) = method.as_str() else {
+        return Err(refused(answer_to, -32600, "a method that is not a string"));
+    };
+    if o.contains_key("result") || o.contains_key("error") {
+        return Err(refused(answer_to, -32600, "a request that also carries a result or an error"));
+    }
+    if let Some(why) = doubtful_method(method) {
+        return Err(refused(answer_to, -32601, why));
+    }
+    let id = id.filter(|i| !i.is_null()).cloned();
+    Ok(match (method, id) {
+        ("tools/call", id) => Client::Call {
+            id,
+            name: m.pointer("/params/name").and_then(Value::as_str).map(str::to_owned),
+            arguments: m
+                .pointer("/params/arguments")
+                .filter(|a| !a.is_null())
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Map::new())),
+        },
+        ("tools/list", Some(id)) => Client::List { id },
+        ("notifications/cancelled", None) => match m.pointer("/params/requestId") {
             Some(id) if !id.is_null() => Client::Cancel { id: id.clone() },
             _ => Client::Other,
         },
         _ => Client::Other,
-    }
+    })
 }
 
 /// A message from the server, as far as the guard cares.
@@ -142,29 +369,17 @@ pub enum Server {
     Own(String),
     /// `notifications/tools/list_changed`.
     ListChanged,
-    /// Anything else, forwarded unchanged (a line that is not JSON too: the client judges it).
+    /// Anything else, forwarded.
     Other,
 }
 
-/// Only the members the guard reads; everything else is skipped without being built.
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    method: Option<Cow<'a, str>>,
-}
-
-/// Classifies one line from the server.
+/// Classifies one message (an element of a batch, or the whole line) from the server.
 #[must_use]
-pub fn server(line: &[u8]) -> Server {
-    let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(line) else { return Server::Other };
-    match (envelope.method.as_deref(), envelope.id) {
+pub fn server(m: &Value) -> Server {
+    let method = m.get("method").and_then(Value::as_str);
+    match (method, m.get("id").filter(|i| !i.is_null())) {
         (Some("notifications/tools/list_changed"), None) => Server::ListChanged,
-        (None, Some(raw)) => match serde_json::from_str::<Value>(raw.get()) {
-            Ok(Value::String(s)) if s.starts_with(ID_PREFIX) => Server::Own(s),
-            _ => Server::Other,
-        },
+        (None, Some(Value::String(s))) if s.starts_with(ID_PREFIX) => Server::Own(s.clone()),
         _ => Server::Other,
     }
 }
@@ -172,6 +387,7 @@ pub fn server(line: &[u8]) -> Server {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn frames(input: &[u8], max: usize) -> Vec<Frame> {
         let mut lines = Lines::new(input, max);
@@ -202,38 +418,114 @@ mod tests {
         assert_eq!(frames(&big, 300_000), vec![Frame::Line(big.clone())]);
     }
 
+    fn kinds(line: &[u8]) -> Vec<Client> {
+        client(line).unwrap().kinds
+    }
+
+    fn code(line: &[u8]) -> i64 {
+        client(line).unwrap_err().code
+    }
+
     #[test]
     fn client_messages() {
         let call = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#;
-        assert!(matches!(client(call), Client::Call { id: Some(Value::Number(_)), name: Some(n) } if n == "echo"));
-        let note = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":7}}"#;
-        assert!(matches!(client(note), Client::Call { id: None, name: None }));
-        assert!(matches!(
-            client(br#"{"jsonrpc":"2.0","id":"mcp-drift-guard-1","method":"ping"}"#),
-            Client::Reserved { .. }
-        ));
-        assert!(matches!(client(br#"{"jsonrpc":"2.0","id":"mcp-drift-guard-1","result":{}}"#), Client::Other));
-        assert!(matches!(client(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#), Client::List));
-        assert!(matches!(client(br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call"}]"#), Client::Batch));
-        assert!(matches!(client(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#), Client::Other));
-        assert!(matches!(client(b"{\"id\":1,\"method\":\"tools/call\",\"x\":NaN}"), Client::Invalid));
-        // The last of two `method` members is the one a JSON parser keeps, here as in the server.
-        assert!(matches!(client(br#"{"id":1,"method":"ping","method":"tools/call"}"#), Client::Call { .. }));
-        assert!(matches!(
-            client(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#),
-            Client::Cancel { .. }
-        ));
+        assert_eq!(kinds(call), [Client::Call { id: Some(json!(7)), name: Some("echo".into()), arguments: json!({}) }]);
+        let note = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":7,"arguments":[1]}}"#;
+        assert_eq!(kinds(note), [Client::Call { id: None, name: None, arguments: json!([1]) }]);
+        assert_eq!(kinds(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#), [Client::List { id: json!(2) }]);
+        assert_eq!(kinds(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#), [Client::Other]);
+        assert_eq!(
+            kinds(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#),
+            [Client::Cancel { id: json!(3) }]
+        );
+        // A response to the server's request.
+        assert_eq!(kinds(br#"{"jsonrpc":"2.0","id":"s-1","result":{}}"#), [Client::Other]);
+        // Batched tools/list and cancellations are seen like single ones.
+        let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}]"#;
+        assert_eq!(kinds(batch), [Client::List { id: json!(1) }, Client::Cancel { id: json!(9) }]);
+    }
+
+    #[test]
+    fn what_cannot_be_judged_exactly_is_refused() {
+        assert_eq!(code(b"{\"id\":1,\"method\":\"tools/call\",\"x\":NaN}"), -32700);
+        // Two `method` members: one parser keeps the first, another the last.
+        assert_eq!(code(br#"{"id":1,"method":"ping","method":"tools/call"}"#), -32700);
+        assert_eq!(code(br#"{"id":1,"method":"tools/call","params":{"name":"a","name":"b"}}"#), -32700);
+        // The reserved ids, for a call too (its answer would be taken for the guard's own).
+        for m in [
+            r#"{"jsonrpc":"2.0","id":"mcp-drift-guard-1","method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":"mcp-drift-guard-1","method":"tools/call","params":{"name":"echo"}}"#,
+            r#"{"jsonrpc":"2.0","id":"mcp-drift-guard-1","result":{}}"#,
+        ] {
+            let r = client(m.as_bytes()).unwrap_err();
+            assert_eq!((r.code, r.id), (-32600, Some(json!("mcp-drift-guard-1"))), "{m}");
+        }
+        // Batches: of calls, nested, empty.
+        assert_eq!(code(br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call"}]"#), -32600);
+        assert_eq!(code(br#"[[{"jsonrpc":"2.0","id":1,"method":"tools/call"}]]"#), -32600);
+        assert_eq!(code(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},[]]"#), -32600);
+        assert_eq!(code(b"[]"), -32600);
+        // Not a message.
+        for m in [
+            r#""tools/call""#,
+            "7",
+            r#"{"jsonrpc":"2.0"}"#,
+            r#"{"id":1,"method":3}"#,
+            r#"{"id":{},"method":"ping"}"#,
+            r#"{"id":1,"method":"tools/call","result":{}}"#,
+            r#"{"a":{"jsonrpc":"2.0","id":9,"method":"tools/call"}}"#,
+        ] {
+            assert_eq!(code(m.as_bytes()), -32600, "{m}");
+        }
+        // Method names a lenient server could take for a known one.
+        for m in [
+            "Tools/Call",
+            "tools/call ",
+            " tools/call",
+            "tools\u{2215}call",
+            "tools/\u{441}all",
+            "tools/call\u{0}",
+            "TOOLS_CALL",
+            "tools//call",
+            "tools.list",
+            "notifications/tools/list_changed\t",
+        ] {
+            let line = json!({"jsonrpc": "2.0", "id": 1, "method": m, "params": {"name": "echo"}}).to_string();
+            assert_eq!(code(line.as_bytes()), -32601, "{m:?}");
+        }
+        // Another name altogether is forwarded: the server answers it.
+        assert_eq!(kinds(br#"{"jsonrpc":"2.0","id":1,"method":"x-vendor/thing"}"#), [Client::Other]);
+    }
+
+    #[test]
+    fn the_forwarded_line_is_the_judged_value_on_one_line() {
+        // Bare CRs are whitespace to JSON and a line end to some readers: a call hides between them.
+        let smuggled = b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"x\":\r{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"search\"}}\r}}\n";
+        let judged = client(smuggled).unwrap();
+        assert_eq!(judged.kinds, [Client::Other]);
+        assert!(!judged.line.contains(&b'\r'));
+        assert_eq!(memchr::memchr_iter(b'\n', &judged.line).count(), 1);
+        assert_eq!(parse(&judged.line).unwrap(), parse(smuggled).unwrap());
+        // Line separators inside strings are escaped; the value is the same.
+        let v = json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"t": "a\u{2028}b\u{2029}c\u{85}d\re\u{7f}"}});
+        let line = serialize(&v);
+        assert!(std::str::from_utf8(&line).unwrap().lines().count() == 1 && !line.contains(&b'\r'));
+        assert!(!String::from_utf8_lossy(&line).contains(['\u{2028}', '\u{2029}', '\u{85}']));
+        assert_eq!(parse(&line).unwrap(), v);
+        assert!(unambiguous(b"{\"a\":1}\r\n") && unambiguous(b"{\"a\":\"\xc3\xa9\"}\n"));
+        assert!(!unambiguous(b"{\"a\":\r1}\n") && !unambiguous("{\"a\":\"\u{2028}\"}\n".as_bytes()));
     }
 
     #[test]
     fn server_messages() {
+        let v = |s: &str| parse(s.as_bytes()).unwrap();
         assert_eq!(
-            server(br#"{"jsonrpc":"2.0","id":"mcp-drift-guard-4","result":{"tools":[]}}"#),
+            server(&v(r#"{"jsonrpc":"2.0","id":"mcp-drift-guard-4","result":{"tools":[]}}"#)),
             Server::Own("mcp-drift-guard-4".into())
         );
-        assert_eq!(server(br#"{"jsonrpc":"2.0","id":"mcp-drift-guard-4","method":"ping"}"#), Server::Other);
-        assert_eq!(server(br#"{"jsonrpc":"2.0","id":4,"result":{}}"#), Server::Other);
-        assert_eq!(server(br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#), Server::ListChanged);
-        assert_eq!(server(b"not json"), Server::Other);
+        assert_eq!(server(&v(r#"{"jsonrpc":"2.0","id":"mcp-drift-guard-4","method":"ping"}"#)), Server::Other);
+        assert_eq!(server(&v(r#"{"jsonrpc":"2.0","id":4,"result":{}}"#)), Server::Other);
+        assert_eq!(server(&v(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#)), Server::ListChanged);
+        assert!(parse(b"not json").is_err());
     }
 }

@@ -74,6 +74,7 @@ impl Stdio {
             std::io::ErrorKind::NotFound => Failure::NotFound { command: program.clone() },
             _ => Failure::Spawn { command: program.clone(), message: e.to_string() },
         })?;
+        super::groups::register(child.id());
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             let _ = child.kill();
@@ -183,6 +184,7 @@ impl Transport for Stdio {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+        super::groups::unregister(self.child.id());
     }
 }
 

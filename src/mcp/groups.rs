@@ -1,0 +1,67 @@
+//! The process groups of the servers this process started (`capture`'s and `guard`'s stdio servers
+//! run in groups of their own, so a terminal's Ctrl-C does not reach them), and a handler that ends
+//! them when this process is told to end.
+//!
+//! Takes the group ids as servers start and stop ([`register`], [`unregister`]); [`stop_on_signals`]
+//! installs the handler once. Promises: on SIGINT, SIGTERM or SIGHUP, every registered group gets
+//! SIGTERM, then SIGKILL once `grace` has passed while any is left, and the process exits with 128 +
+//! the signal; a server that ignores both the end of its input and SIGTERM is not left running.
+
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+static GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// A server started in a process group of its own (its pid is the group's id).
+pub fn register(pid: u32) {
+    GROUPS.lock().unwrap_or_else(PoisonError::into_inner).push(pid);
+}
+
+/// That server was stopped.
+pub fn unregister(pid: u32) {
+    GROUPS.lock().unwrap_or_else(PoisonError::into_inner).retain(|p| *p != pid);
+}
+
+/// Installs the handler (see the module's promises).
+///
+/// # Errors
+/// When the handler cannot be installed.
+#[cfg(unix)]
+pub fn stop_on_signals(grace: Duration) -> std::io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new().name("signals".into()).spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            stop_all(grace);
+            std::process::exit(128 + signal);
+        }
+    })?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+pub fn stop_on_signals(_: Duration) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// SIGTERM to every registered group, SIGKILL to those left after `grace`.
+#[cfg(unix)]
+fn stop_all(grace: Duration) {
+    use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
+    let groups: Vec<Pid> = GROUPS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .filter_map(|p| i32::try_from(*p).ok().and_then(Pid::from_raw))
+        .collect();
+    for g in &groups {
+        let _ = kill_process_group(*g, Signal::TERM);
+    }
+    let until = Instant::now() + grace;
+    while Instant::now() < until && groups.iter().any(|g| test_kill_process_group(*g).is_ok()) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for g in &groups {
+        let _ = kill_process_group(*g, Signal::KILL);
+    }
+}

@@ -50,8 +50,7 @@ fn the_gate_on_real_releases_does_not_regress() {
             false
         } else {
             let lab = labels.get(id).unwrap_or_else(|| panic!("{id} has no label"));
-            lab["should_block"] == true
-                || lab["spots"].as_object().unwrap().values().any(|s| s["should_block"] == true)
+            lab["should_block"] == true || lab["spots"].as_object().unwrap().values().any(|s| s["should_block"] == true)
         };
         let g = gates.entry(p["split"].as_str().unwrap().to_owned()).or_default();
         if block {

@@ -1,5 +1,5 @@
 //! The release pairs of real public MCP servers (`tests/releases/`, issue #31): consecutive released
-//! versions of 14 servers from npm and PyPI, captured with `mcp-drift capture`, labelled blind (per
+//! versions of 14 servers from npm and `PyPI`, captured with `mcp-drift capture`, labelled blind (per
 //! changed spot: breaking, should block). This test runs the gate (exit 1 when any finding is an
 //! error) on every pair and keeps the figures measured at freeze from getting worse. The fuller scorer
 //! (spots at error, false errors, warnings on harmless changes) is `tests/releases/build/score.py`.

@@ -51,6 +51,10 @@ impl Summary {
     /// line counts them), with how many have findings when that is fewer.
     #[must_use]
     pub fn line_of(&self, compared: usize) -> String {
+        if self.tools == 0 {
+            // Findings about whole snapshots only (`lint-open-input`) name no tool.
+            return self.line();
+        }
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
         let with = if self.tools < compared { format!(" ({} with findings)", self.tools) } else { String::new() };
         format!(

@@ -415,8 +415,9 @@ fn markdown_budget_shows_errors_first() {
         json!({"name": name, "description": desc, "inputSchema": schema})
     };
     let mut old: Vec<_> = (0..4000).map(|i| tool(format!("a{i:04}"), "Lists open items.", false)).collect();
-    let mut new: Vec<_> =
-        (0..4000).map(|i| tool(format!("a{i:04}"), "Lists open items and archives them.", false)).collect();
+    let mut new: Vec<_> = (0..4000)
+        .map(|i| tool(format!("a{i:04}"), "Lists open items. Requires the `items:read` scope.", false))
+        .collect();
     old.push(tool("zzz".into(), "Deploys.", false));
     new.push(tool("zzz".into(), "Deploys.", true));
     let a = mcp_drift::diff_texts(&json!({ "tools": old }).to_string(), &json!({ "tools": new }).to_string()).unwrap();

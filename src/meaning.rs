@@ -257,10 +257,7 @@ fn weigh(kind: FactKind, old: Option<&Fact>, new: Option<&Fact>) -> (bool, bool)
         FactKind::SideEffect => {
             // A destructive action added, dropped, or now denied ("kept" -> "deleted"); two wordings of
             // actions that destroy nothing ("halts" -> "stops") change nothing a caller relies on.
-            let verb = |f: &Fact| {
-                let k = f.key.strip_prefix("not ").unwrap_or(&f.key);
-                k.strip_prefix("mention ").unwrap_or(k).to_owned()
-            };
+            let verb = |f: &Fact| f.action().to_owned();
             let destructive =
                 [old, new].into_iter().flatten().any(|f| lexicon::DESTRUCTIVE.contains(&verb(f).as_str()));
             let denied = |f: Option<&Fact>| f.is_some_and(|f| f.key.starts_with("not "));
@@ -392,10 +389,7 @@ fn scope_and_boundary(old: &str, new: &str, changes: &mut Vec<FactChange>) {
 /// it", "the file is kept") is a fact only against its opposite on the other side ("kept" -> "deleted
 /// once uploaded"); alone it is explanation.
 fn lone_mentions(removed: &mut Vec<&Fact>, added: &mut Vec<&Fact>) {
-    let verb = |f: &Fact| {
-        let k = f.key.strip_prefix("not ").unwrap_or(&f.key);
-        k.strip_prefix("mention ").unwrap_or(k).to_owned()
-    };
+    let verb = |f: &Fact| f.action().to_owned();
     let side =
         |f: &Fact| f.kind == FactKind::SideEffect && (f.key.starts_with("not ") || f.key.starts_with("mention "));
     let denied = |f: &Fact| f.key.starts_with("not ");

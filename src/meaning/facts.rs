@@ -126,6 +126,13 @@ impl Fact {
         super::quantity::quantity(n, u.as_deref())
     }
 
+    /// A side effect's action without its polarity or mention marker: `not delete` and `mention
+    /// delete` are both `delete`.
+    pub(super) fn action(&self) -> &str {
+        let k = self.key.strip_prefix("not ").unwrap_or(&self.key);
+        k.strip_prefix("mention ").unwrap_or(k)
+    }
+
     /// The role of a number fact: `at most`, `at least`, `default`, `range`, `above`, `below`, `number`.
     pub(super) fn role(&self) -> &str {
         ["at most", "at least", "default", "range", "above", "below"]

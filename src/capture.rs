@@ -208,11 +208,11 @@ pub fn write_dir(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
     let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     // Made with the umask's permissions (a temporary directory is 0700 otherwise), and removed if a
     // signal ends the run before it takes `dir`'s place.
-    let fresh = crate::policy::temp_dir_builder()
-        .prefix(".mcp-drift-capture-")
-        .tempdir_in(parent)
-        .map_err(|e| io(parent, &e))?;
-    let _pending = crate::policy::Pending::file(fresh.path());
+    let (fresh, _pending) = crate::policy::Pending::create(
+        || crate::policy::temp_dir_builder().prefix(".mcp-drift-capture-").tempdir_in(parent),
+        tempfile::TempDir::path,
+    )
+    .map_err(|e| io(parent, &e))?;
     for (name, text) in files {
         let path = fresh.path().join(name);
         std::fs::write(&path, text).map_err(|e| io(&path, &e))?;

@@ -37,24 +37,36 @@ static PENDING: std::sync::Mutex<Vec<(u64, PathBuf)>> = std::sync::Mutex::new(Ve
 pub struct Pending(u64);
 
 impl Pending {
-    /// Registers `path` (a file, or a directory removed with what it holds) until the value is dropped.
-    #[must_use]
-    pub fn file(path: &Path) -> Pending {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    /// Creates a temporary path (a file, or a directory removed with what it holds) with `make` and
+    /// registers it until the value is dropped, with the signal thread already listening and kept
+    /// from removing anything until the path is registered: a signal that arrives while the path is
+    /// created still removes it (registered after the creation, a signal in between left it behind).
+    ///
+    /// # Errors
+    /// `make`'s.
+    pub fn create<T>(
+        make: impl FnOnce() -> std::io::Result<T>,
+        path_of: impl FnOnce(&T) -> &Path,
+    ) -> std::io::Result<(T, Pending)> {
         listen();
+        let mut pending = PENDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let made = make()?;
+        let registered = Pending::push(&mut pending, path_of(&made));
+        Ok((made, registered))
+    }
+
+    fn push(pending: &mut Vec<(u64, PathBuf)>, path: &Path) -> Pending {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if let Ok(mut pending) = PENDING.lock() {
-            pending.push((id, path.to_path_buf()));
-        }
+        pending.push((id, path.to_path_buf()));
         Pending(id)
     }
 }
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        if let Ok(mut pending) = PENDING.lock() {
-            pending.retain(|(id, _)| *id != self.0);
-        }
+        let mut pending = PENDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        pending.retain(|(id, _)| *id != self.0);
     }
 }
 
@@ -110,8 +122,8 @@ pub fn write_atomically_with(
     use std::io::Write as _;
     let io = |e: std::io::Error| Error::Io { path: path.display().to_string(), message: e.to_string() };
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = temp_builder(0o666).tempfile_in(dir).map_err(io)?;
-    let _pending = Pending::file(tmp.path());
+    let (mut tmp, _pending) =
+        Pending::create(|| temp_builder(0o666).tempfile_in(dir), tempfile::NamedTempFile::path).map_err(io)?;
     std::thread::scope(|scope| {
         let mut out = Syncing { file: tmp.as_file_mut(), since: 0, early: None, scope };
         let written = {

@@ -50,9 +50,9 @@ impl Pending {
     ) -> std::io::Result<(T, Pending)> {
         listen();
         let mut pending = PENDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let made = make()?;
-        let registered = Pending::push(&mut pending, path_of(&made));
-        Ok((made, registered))
+        let created = make()?;
+        let registered = Pending::push(&mut pending, path_of(&created));
+        Ok((created, registered))
     }
 
     fn push(pending: &mut Vec<(u64, PathBuf)>, path: &Path) -> Pending {

@@ -48,18 +48,13 @@ impl Pending {
         make: impl FnOnce() -> std::io::Result<T>,
         path_of: impl FnOnce(&T) -> &Path,
     ) -> std::io::Result<(T, Pending)> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         listen();
         let mut pending = PENDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let created = make()?;
-        let registered = Pending::push(&mut pending, path_of(&created));
-        Ok((created, registered))
-    }
-
-    fn push(pending: &mut Vec<(u64, PathBuf)>, path: &Path) -> Pending {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        pending.push((id, path.to_path_buf()));
-        Pending(id)
+        pending.push((id, path_of(&created).to_path_buf()));
+        Ok((created, Pending(id)))
     }
 }
 

@@ -1,5 +1,6 @@
 //! Every output format, produced from the same findings: golden files for representative cases, and
-//! the SARIF output validated against the official SARIF 2.1.0 schema (from `../shared/schemas/`).
+//! the SARIF output validated against the official SARIF 2.1.0 schema (from a pinned npm package,
+//! fetched by `tests/official/fetch.sh`).
 
 mod official;
 

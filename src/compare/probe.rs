@@ -105,7 +105,7 @@ fn side<'v>(
     // Most changed schemas are compatible: the rejecting side's validator alone settles that, and the
     // accepting side's is built only when some candidate is rejected.
     if !handed_over && !judge.long_enums() {
-        let Ok(rejecting) = jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(sup) else {
+        let Ok(rejecting) = crate::schema::regex_budget::options().build(sup) else {
             return;
         };
         if instances.iter().all(|i| rejecting.is_valid(i)) {

@@ -195,13 +195,18 @@ impl Cx {
             self.patterns.insert(pattern.to_owned(), v);
         }
         let v = self.patterns.get(pattern)?.as_ref()?;
-        Some(v.is_valid(&Value::String(s.to_owned())))
+        // A match out of its backtracking budget decides nothing.
+        match v.validate(&Value::String(s.to_owned())) {
+            Ok(()) => Some(true),
+            Err(e) if crate::schema::regex_budget::is_undecided(&e) => None,
+            Err(_) => Some(false),
+        }
     }
 }
 
 /// The validator of one whole document, with the options `compare::witness::Judge` uses.
 fn build(schema: &Value) -> Option<jsonschema::Validator> {
-    jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(schema).ok()
+    crate::schema::regex_budget::options().build(schema).ok()
 }
 
 /// The validators of both documents, and the witness check.
@@ -215,6 +220,8 @@ pub struct Judge<'s> {
     pub too_large: bool,
     /// Schema/instance visits left for all validations of this decision.
     fuel: u64,
+    /// Whether a validation's regex matches all finished within their budget (else it decides nothing).
+    backtracking: crate::schema::regex_budget::Backtracking,
 }
 
 /// Candidates validated in one decision.
@@ -227,7 +234,7 @@ const TOTAL_VISITS: u64 = 4_000_000;
 impl<'s> Judge<'s> {
     fn new(sub_doc: &'s Value, sup_doc: &'s Value) -> Result<Judge<'s>, Block> {
         let compile = |doc: &Value, which: &str| {
-            jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(doc).map_err(|e| {
+            crate::schema::regex_budget::options().build(doc).map_err(|e| {
                 let why: String = e.to_string().chars().take(200).collect();
                 Block::new("$schema", "", format!("the validator does not compile `{which}` as draft 2020-12: {why}"))
             })
@@ -240,6 +247,7 @@ impl<'s> Judge<'s> {
             tried: 0,
             too_large: false,
             fuel: TOTAL_VISITS,
+            backtracking: crate::schema::regex_budget::Backtracking::of(&[sub_doc, sup_doc]),
         })
     }
 
@@ -249,7 +257,7 @@ impl<'s> Judge<'s> {
             return None;
         }
         self.tried += 1;
-        if !self.afford(instance, limits) {
+        if !self.afford(instance, limits) || !self.backtracking.decided(instance) {
             return None;
         }
         if !self.sub.is_valid(instance) {
@@ -267,7 +275,7 @@ impl<'s> Judge<'s> {
     /// Whether both validators accept (`Some(true)`), `sub` accepts and `sup` rejects (`Some(false)`);
     /// `None` when `sub` rejects or validation is not affordable.
     pub fn both(&mut self, instance: &Value, limits: &Limits) -> Option<bool> {
-        if !self.afford(instance, limits) {
+        if !self.afford(instance, limits) || !self.backtracking.decided(instance) {
             return None;
         }
         if !self.sub.is_valid(instance) {

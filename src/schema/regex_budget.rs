@@ -31,6 +31,123 @@ pub fn is_undecided(e: &jsonschema::ValidationError<'_>) -> bool {
     matches!(e.kind(), Kind::BacktrackLimitExceeded { .. } | Kind::RegexEngineFailure { .. })
 }
 
+/// Distinct patterns one [`Backtracking`] checks at most; a schema with more is never decided by it.
+const MAX_PATTERNS: usize = 64;
+/// Matches one [`Backtracking`] makes at most, over every instance it is asked about (each at most
+/// [`BACKTRACK_LIMIT`] steps); past them, nothing more is decided.
+const MAX_MATCHES: usize = 8_192;
+/// Nodes of the schema documents it walks at most.
+const MAX_NODES: usize = 200_000;
+
+/// The patterns of some schema documents that may need the backtracking engine (a back-reference or
+/// a look-around), for telling whether a validator built with [`options`] decides an instance
+/// exactly. Such a validator cannot say when a match deep inside it ran out of budget: under `not`
+/// or `anyOf` the budget's error becomes a pass or a failure like any other. So before trusting
+/// its verdict, every string of the instance is matched against each of these patterns on its own:
+/// when each finishes within the budget, so does every match the validator makes, and its verdict
+/// is exact.
+pub struct Backtracking {
+    /// One validator per pattern (`{"type": "string", "pattern": p}`); `None` when they could not all
+    /// be collected (too many, or too large a document): then nothing is decided.
+    checks: Option<Vec<jsonschema::Validator>>,
+    /// Matches made so far.
+    spent: std::cell::Cell<usize>,
+}
+
+impl Backtracking {
+    /// The backtracking patterns of `docs` (`pattern` values and `patternProperties` keys).
+    #[must_use]
+    pub fn of(docs: &[&serde_json::Value]) -> Backtracking {
+        let mut found: Vec<&str> = Vec::new();
+        let mut nodes = 0usize;
+        let mut stack: Vec<&serde_json::Value> = docs.to_vec();
+        while let Some(v) = stack.pop() {
+            nodes += 1;
+            if nodes > MAX_NODES {
+                return Backtracking { checks: None, spent: std::cell::Cell::new(0) };
+            }
+            match v {
+                serde_json::Value::Object(map) => {
+                    for (key, value) in map {
+                        if key == "pattern"
+                            && let Some(p) = value.as_str()
+                        {
+                            found.push(p);
+                        }
+                        if key == "patternProperties"
+                            && let Some(props) = value.as_object()
+                        {
+                            found.extend(props.keys().map(String::as_str));
+                        }
+                        stack.push(value);
+                    }
+                }
+                serde_json::Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+        found.retain(|p| may_backtrack(p));
+        found.sort_unstable();
+        found.dedup();
+        if found.len() > MAX_PATTERNS {
+            return Backtracking { checks: None, spent: std::cell::Cell::new(0) };
+        }
+        // A pattern that does not compile makes the whole validator fail to build, elsewhere.
+        let checks = found
+            .iter()
+            .filter_map(|p| options().build(&serde_json::json!({"type": "string", "pattern": p})).ok())
+            .collect();
+        Backtracking { checks: Some(checks), spent: std::cell::Cell::new(0) }
+    }
+
+    /// Whether every match a validator built with [`options`] makes on `instance` finishes within
+    /// the budget, so that its verdict is exact.
+    #[must_use]
+    pub fn decided(&self, instance: &serde_json::Value) -> bool {
+        let Some(checks) = &self.checks else { return false };
+        if checks.is_empty() {
+            return true;
+        }
+        let mut stack = vec![instance];
+        let each = |s: &str| {
+            self.spent.set(self.spent.get().saturating_add(checks.len()));
+            self.spent.get() <= MAX_MATCHES
+                && checks.iter().all(|v| {
+                    v.validate(&serde_json::Value::String(s.to_owned())).err().is_none_or(|e| !is_undecided(&e))
+                })
+        };
+        while let Some(v) = stack.pop() {
+            match v {
+                serde_json::Value::String(s) => {
+                    if !each(s) {
+                        return false;
+                    }
+                }
+                serde_json::Value::Object(map) => {
+                    for (key, value) in map {
+                        if !each(key) {
+                            return false;
+                        }
+                        stack.push(value);
+                    }
+                }
+                serde_json::Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+        true
+    }
+}
+
+/// Whether `pattern` may use the backtracking engine: it has what looks like a back-reference
+/// (`\1`..`\9`, `\k<`) or a look-around. Over-inclusive (an escaped backslash before a digit counts):
+/// a pattern counted wrongly is only checked, never trusted wrongly.
+fn may_backtrack(pattern: &str) -> bool {
+    let b = pattern.as_bytes();
+    b.windows(2).any(|w| w[0] == b'\\' && (w[1].is_ascii_digit() && w[1] != b'0' || w[1] == b'k'))
+        || ["(?=", "(?!", "(?<=", "(?<!"].iter().any(|l| pattern.contains(l))
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
@@ -48,5 +165,19 @@ mod tests {
         // Short subjects are still decided.
         assert!(v.is_valid(&serde_json::json!("aa")));
         assert!(v.validate(&serde_json::json!("ab")).is_err_and(|e| !super::is_undecided(&e)));
+    }
+
+    /// Under `not`, the budget's error reads as a pass: the validator alone would call this string
+    /// rejected by `not`... accepted. `Backtracking` says the verdict is not exact.
+    #[test]
+    fn a_match_out_of_budget_is_seen_even_under_not() {
+        let schema = serde_json::json!({"not": {"type": "string", "pattern": "^(a|a)*\\1$"}});
+        let long = serde_json::json!(format!("{}b", "a".repeat(28)));
+        let checks = super::Backtracking::of(&[&schema]);
+        assert!(!checks.decided(&long));
+        assert!(!checks.decided(&serde_json::json!({"k": [long]})));
+        assert!(checks.decided(&serde_json::json!("ab")));
+        let plain = super::Backtracking::of(&[&serde_json::json!({"pattern": "^[a-z]+$"})]);
+        assert!(plain.decided(&long), "a regular pattern never runs out");
     }
 }

@@ -28,6 +28,9 @@ pub struct Judge<'s> {
     /// Why validation is not attempted: a document unfolds past [`UNFOLDED`] subschemas (`true`), or
     /// has a `$ref` cycle that takes no step into the instance (`false`).
     unfolded: std::cell::OnceCell<Option<bool>>,
+    /// The backtracking patterns of both schemas: an instance some of them cannot match within the
+    /// regex budget is not validated (the validators' verdict on it would not be exact).
+    backtracking: std::cell::OnceCell<schema::regex_budget::Backtracking>,
 }
 
 type Validators = (Option<jsonschema::Validator>, Option<jsonschema::Validator>);
@@ -39,8 +42,10 @@ const LONG_ENUM: usize = 256;
 /// Validation errors of one candidate looked at to tell whose rejection it is.
 const MAX_ERRORS: usize = 16;
 
+/// Patterns match with the bounded engine ([`schema::regex_budget`]): an instance on which a match
+/// would run out of budget is never validated ([`Judge::affordable`]).
 fn build(schema: &Value) -> Option<jsonschema::Validator> {
-    jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(schema).ok()
+    schema::regex_budget::options().build(schema).ok()
 }
 
 impl<'s> Judge<'s> {
@@ -48,7 +53,14 @@ impl<'s> Judge<'s> {
     #[must_use]
     pub fn new(sub: &'s Value, sup: &'s Value) -> Judge<'s> {
         let long_enums = has_long_enum(sub) || has_long_enum(sup);
-        Judge { sub, sup, long_enums, whole: std::cell::OnceCell::new(), unfolded: std::cell::OnceCell::new() }
+        Judge {
+            sub,
+            sup,
+            long_enums,
+            whole: std::cell::OnceCell::new(),
+            unfolded: std::cell::OnceCell::new(),
+            backtracking: std::cell::OnceCell::new(),
+        }
     }
 
     /// Tries the candidates of a plan; the first confirmed one wins. Building and validating each
@@ -154,6 +166,11 @@ impl<'s> Judge<'s> {
     /// size of the schema): by the documents' unfolded size (once per judge), and, for documents that
     /// unfold too far, by the visits this instance takes. A refusal is recorded in `budget`.
     pub(crate) fn affordable(&self, instance: &Value, budget: &Budget) -> bool {
+        let backtracking =
+            self.backtracking.get_or_init(|| schema::regex_budget::Backtracking::of(&[self.sub, self.sup]));
+        if !backtracking.decided(instance) {
+            return false;
+        }
         let unfolded = *self.unfolded.get_or_init(|| {
             unfolded_size(self.sub, UNFOLDED, budget).and_then(|_| unfolded_size(self.sup, UNFOLDED, budget)).err()
         });

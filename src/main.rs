@@ -840,8 +840,8 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             analysis.apply_policy(&policy);
             let notes = report::changelog::render(&analysis, title.as_deref());
             match &r.output {
-                Some(path) => mcp_drift::policy::write_atomically(path, &(notes + "\n"))?,
-                None => print(&(notes + "\n"))?,
+                Some(path) => mcp_drift::policy::write_atomically(path, &notes)?,
+                None => print(&notes)?,
             }
             std::mem::forget(analysis);
             Ok(ExitCode::SUCCESS)

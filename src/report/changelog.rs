@@ -66,9 +66,12 @@ impl Section {
     }
 }
 
-/// A description edit that adds a deprecation notice (see `meaning::deprecation`).
+/// A description edit that adds a deprecation notice (see `meaning::deprecation`) and nothing that
+/// breaks a call (an edit that also adds a side effect is an error, and breaking).
 fn is_deprecation(f: &Finding) -> bool {
-    f.rule == RuleId::DescriptionMeaningChanged && f.message.contains("(deprecation added")
+    f.rule == RuleId::DescriptionMeaningChanged
+        && f.severity < Severity::Error
+        && f.message.contains("deprecation added:")
 }
 
 /// The mapping from findings to sections (documented in docs/changelog-notes.md).
@@ -141,10 +144,14 @@ fn tool_of(f: &Finding) -> String {
 fn lead(f: &Finding, names: &super::markdown::Names<'_>) -> String {
     use RuleId as R;
     let t = tool_of(f);
-    let p = path_of(&f.pointer).map(|p| code(&p)).unwrap_or_default();
+    // `/inputSchema/required`: an existing parameter made required, named by the message only.
+    let p = path_of(&f.pointer).filter(|_| !f.pointer.ends_with("/required")).map(|p| code(&p)).unwrap_or_default();
     let from = f.from.as_deref().map(|p| code(&path_of(p).unwrap_or_else(|| p.to_owned()))).unwrap_or_default();
     match f.rule {
         R::InputRequiredAdded if !p.is_empty() => format!("{t} now requires {p}; calls without it are rejected."),
+        R::InputRequiredAdded => {
+            format!("{t}: {}; calls without it are rejected.", prose_known(f.message.trim_end_matches('.'), names))
+        }
         R::InputPropertyAdded if !p.is_empty() => format!("{t} accepts a new optional parameter {p}."),
         R::InputRequiredRemoved if !p.is_empty() => format!("{t} no longer requires {p}."),
         R::InputPropertyRenamed if !p.is_empty() && !from.is_empty() => {
@@ -169,7 +176,7 @@ fn lead(f: &Finding, names: &super::markdown::Names<'_>) -> String {
 /// `fetch_url` is deprecated; use `fetch_page` instead.
 fn deprecation(f: &Finding, t: &str, p: &str, names: &super::markdown::Names<'_>) -> String {
     let subject = if p.is_empty() { t.to_owned() } else { format!("Parameter {p} of {t}") };
-    let trigger = f.message.split("(deprecation added").nth(1).unwrap_or("");
+    let trigger = f.message.split("deprecation added:").nth(1).unwrap_or("");
     let trigger = trigger.trim_start_matches(':').trim().trim_end_matches(')');
     match trigger.split_once("use ") {
         Some((_, successor)) => format!("{subject} is deprecated; use {} instead.", prose_known(successor, names)),
@@ -186,7 +193,7 @@ fn advice(f: &Finding, names: &super::markdown::Names<'_>) -> Option<String> {
         return Some(sentence(m, names));
     }
     let t = code(&f.tool);
-    let p = path_of(&f.pointer).map(|p| code(&p));
+    let p = path_of(&f.pointer).filter(|_| !f.pointer.ends_with("/required")).map(|p| code(&p));
     let p = p.as_deref().unwrap_or("it");
     let from = f.from.as_deref().map(|x| code(&path_of(x).unwrap_or_else(|| x.to_owned())));
     let from = from.as_deref().unwrap_or("the old name");
@@ -203,7 +210,9 @@ fn advice(f: &Finding, names: &super::markdown::Names<'_>) -> Option<String> {
         | R::InputCallRejected
         | R::InputPatternChanged
         | R::InputFormatChanged => {
-            format!("Check the values you send for {p} against the new schema; some calls that worked before are rejected.")
+            format!(
+                "Check the values you send for {p} against the new schema; some calls that worked before are rejected."
+            )
         }
         R::InputCannotDecide => format!("Check your calls to {t} against the new schema."),
         R::InputDefaultChanged => format!("Pass {p} explicitly to keep the old behaviour."),
@@ -234,7 +243,9 @@ fn advice(f: &Finding, names: &super::markdown::Names<'_>) -> Option<String> {
 /// An example from the finding's witness: the call now rejected, or the result now possible.
 fn example(f: &Finding) -> Option<String> {
     let w = f.witness.as_ref().filter(|_| f.severity == Severity::Error)?;
-    let what = if f.pointer.starts_with("/outputSchema") {
+    let what = if w.dropped {
+        "a call whose value is now ignored"
+    } else if f.pointer.starts_with("/outputSchema") {
         "a result that is possible now"
     } else {
         "a call that is rejected now"
@@ -349,6 +360,7 @@ pub fn render(analysis: &Analysis, title: Option<&str>) -> String {
             if n == 1 { "is" } else { "are" }
         );
     }
+    // One line break at the end.
     while out.ends_with("\n\n") {
         out.pop();
     }

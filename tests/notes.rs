@@ -275,3 +275,22 @@ fn the_baseline_and_configuration_apply_as_for_diff() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(!stdout.contains("### Breaking"), "{stdout}");
 }
+
+#[test]
+fn a_deprecation_window_announced_in_the_description_is_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = |description: &str| {
+        serde_json::json!([{"name": "fetch_url", "description": description, "inputSchema": {"type": "object"}}])
+    };
+    let old = write(dir.path(), "old.json", &tool("Fetches a web page and returns it as Markdown."));
+    let new = write(
+        dir.path(),
+        "new.json",
+        &tool("Deprecated: use `fetch_page` instead; supported until 2027-01-31. Fetches a web page and returns it as Markdown."),
+    );
+    let text = changelog::render(&mcp_drift::diff(&old, &new).unwrap(), None);
+    assert_eq!(sections(&text), ["Deprecated"], "{text}");
+    assert!(text.contains("`fetch_url` is deprecated; use `fetch_page` instead."), "{text}");
+    assert!(text.contains("Deprecation window, as announced:"), "{text}");
+    assert!(text.contains("2027-01-31"), "{text}");
+}

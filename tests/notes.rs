@@ -98,48 +98,45 @@ const HOSTILE: [&str; 7] =
     ["a`b``c", "<script>alert(1)</script>", "[x](http://a)", "@user", "line\n# heading", "esc\u{1b}[31mred", "# top"];
 
 /// The text with every code span (a run of N backticks to the next run of exactly N) taken out, as
-/// CommonMark reads them; an unclosed run stays as literal backticks.
+/// `CommonMark` reads them; an unclosed run stays as literal backticks.
 fn outside_code(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
-        let b = line.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            if b[i] == b'`' && (i == 0 || b[i - 1] != b'\\') {
-                let n = b[i..].iter().take_while(|&&c| c == b'`').count();
-                let mut j = i + n;
-                let mut close = None;
-                while j < b.len() {
-                    if b[j] == b'`' {
-                        let m = b[j..].iter().take_while(|&&c| c == b'`').count();
-                        if m == n {
-                            close = Some(j + m);
-                            break;
-                        }
-                        j += m;
-                    } else {
-                        j += 1;
-                    }
-                }
-                match close {
-                    Some(end) => {
-                        out.push_str("<code>");
-                        i = end;
-                    }
-                    None => {
-                        out.push_str(&line[i..i + n]);
-                        i += n;
-                    }
-                }
-            } else {
-                let c = line[i..].chars().next().unwrap();
+        let bytes = line.as_bytes();
+        let run_at = |at: usize| bytes[at..].iter().take_while(|&&c| c == b'`').count();
+        let mut at = 0;
+        while at < bytes.len() {
+            if bytes[at] != b'`' || (at > 0 && bytes[at - 1] == b'\\') {
+                let c = line[at..].chars().next().unwrap();
                 out.push(c);
-                i += c.len_utf8();
+                at += c.len_utf8();
+                continue;
+            }
+            let fence = run_at(at);
+            let mut next = at + fence;
+            let mut close = None;
+            while next < bytes.len() {
+                if bytes[next] == b'`' {
+                    let run = run_at(next);
+                    if run == fence {
+                        close = Some(next + run);
+                        break;
+                    }
+                    next += run;
+                } else {
+                    next += 1;
+                }
+            }
+            if let Some(end) = close {
+                at = end;
+            } else {
+                out.push_str(&line[at..at + fence]);
+                at += fence;
             }
         }
         out.push('\n');
     }
-    out.replace("<code>", "")
+    out
 }
 
 fn write(dir: &Path, name: &str, tools: &serde_json::Value) -> String {
@@ -183,6 +180,8 @@ fn hostile_text_never_becomes_markup() {
     }
     assert!(!text.contains('\u{1b}'), "{text}");
     // Inside code spans text shows as it is; outside them nothing may be markup.
+    // The check itself sees markup outside code spans.
+    assert_eq!(outside_code("`<s>` <s> ``a`b`` \\`<i>`"), " <s>  \\`<i>`\n");
     // An escaped bracket (`\]`) opens or closes no link.
     let outside = outside_code(&text).replace("\\[", "").replace("\\]", "");
     for markup in ["<script", "<b>", "](http", "@user", "@team", "http://"] {
@@ -279,14 +278,14 @@ fn the_baseline_and_configuration_apply_as_for_diff() {
 #[test]
 fn a_deprecation_window_announced_in_the_description_is_quoted() {
     let dir = tempfile::tempdir().unwrap();
-    let tool = |description: &str| {
-        serde_json::json!([{"name": "fetch_url", "description": description, "inputSchema": {"type": "object"}}])
-    };
+    let tool = |description: &str| serde_json::json!([{"name": "fetch_url", "description": description, "inputSchema": {"type": "object"}}]);
     let old = write(dir.path(), "old.json", &tool("Fetches a web page and returns it as Markdown."));
     let new = write(
         dir.path(),
         "new.json",
-        &tool("Deprecated: use `fetch_page` instead; supported until 2027-01-31. Fetches a web page and returns it as Markdown."),
+        &tool(
+            "Deprecated: use `fetch_page` instead; supported until 2027-01-31. Fetches a web page and returns it as Markdown.",
+        ),
     );
     let text = changelog::render(&mcp_drift::diff(&old, &new).unwrap(), None);
     assert_eq!(sections(&text), ["Deprecated"], "{text}");

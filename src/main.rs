@@ -36,6 +36,21 @@ enum Command {
         #[command(flatten)]
         input: InputArgs,
     },
+    /// Write release notes for the server's users (Keep a Changelog sections, Markdown) from the
+    /// changes between OLD and NEW; same inputs, configuration and baseline as `diff`.
+    Notes {
+        old: String,
+        new: Option<String>,
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
+        /// Start the notes with a `## TEXT` heading.
+        #[arg(long, value_name = "TEXT")]
+        title: Option<String>,
+        #[command(flatten)]
+        report: ReportArgs,
+        #[command(flatten)]
+        input: InputArgs,
+    },
     /// Check snapshots on their own before release (schema validity, MCP rules, hidden text, ...).
     Lint {
         #[command(flatten)]
@@ -768,44 +783,68 @@ fn replay_command(args: &ReplayArgs) -> Result<ExitCode, mcp_drift::Error> {
     report(analysis, &args.report, judged, report::human::Run::Replay)
 }
 
+/// `diff` and `notes`: the two sides (with `--base`, OLD at REV and in the working tree), the policy
+/// judged at the old side's revision, the analysis.
+fn diff_analysis(
+    old: String,
+    new: Option<String>,
+    base: Option<&String>,
+    r: &ReportArgs,
+    input: &InputArgs,
+) -> Result<(mcp_drift::Analysis, (Policy, FailOn)), mcp_drift::Error> {
+    let (old, new) = match (base, new) {
+        (Some(rev), None) => {
+            if rev.is_empty() || rev.starts_with('-') {
+                return Err(mcp_drift::Error::Usage(format!("`{rev}` is not a revision")));
+            }
+            if mcp_drift::load::git::is_bare() {
+                return Err(mcp_drift::Error::Usage(format!(
+                    "--base compares `{rev}` with the working tree, and this repository is bare (it has \
+                     none); compare two revisions instead: `diff {rev}:{old} HEAD:{old}`"
+                )));
+            }
+            // Built here, not spelled `REV:PATH` and parsed: the old side is read from git
+            // whatever files the working tree holds.
+            (Source::Git { rev: rev.clone(), path: old.clone() }, Source::Path(old.into()))
+        }
+        (None, Some(new)) => (Source::parse(&old)?, Source::parse(&new)?),
+        (Some(_), Some(_)) => {
+            return Err(mcp_drift::Error::Usage(
+                "with --base, give one PATH (compared at REV and in the working tree)".into(),
+            ));
+        }
+        (None, None) => return Err(mcp_drift::Error::Usage("give OLD and NEW, or --base REV PATH".into())),
+    };
+    // The old side's revision judges: with `--base REV`, or with OLD given as `REV:PATH`, the
+    // configuration and baseline are read at REV, so the change under review cannot relax them.
+    let judge_rev = match (base, &old) {
+        (Some(rev), _) | (None, Source::Git { rev, .. }) => Some(rev.as_str()),
+        _ => None,
+    };
+    let judged = policy(r, judge_rev)?;
+    let select = input.select(&judged.0.config)?;
+    Ok((mcp_drift::diff_selected(&old, &new, input.limits(), &select)?, judged))
+}
+
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
         Command::Replay(args) => replay_command(&args),
         Command::Guard(args) => guard_command(args),
         Command::Capture(args) => capture_command(args),
         Command::Diff { old, new, base, report: r, input } => {
-            let (old, new) = match (&base, new) {
-                (Some(rev), None) => {
-                    if rev.is_empty() || rev.starts_with('-') {
-                        return Err(mcp_drift::Error::Usage(format!("`{rev}` is not a revision")));
-                    }
-                    if mcp_drift::load::git::is_bare() {
-                        return Err(mcp_drift::Error::Usage(format!(
-                            "--base compares `{rev}` with the working tree, and this repository is bare (it has \
-                             none); compare two revisions instead: `diff {rev}:{old} HEAD:{old}`"
-                        )));
-                    }
-                    // Built here, not spelled `REV:PATH` and parsed: the old side is read from git
-                    // whatever files the working tree holds.
-                    (Source::Git { rev: rev.clone(), path: old.clone() }, Source::Path(old.into()))
-                }
-                (None, Some(new)) => (Source::parse(&old)?, Source::parse(&new)?),
-                (Some(_), Some(_)) => {
-                    return Err(mcp_drift::Error::Usage(
-                        "with --base, give one PATH (compared at REV and in the working tree)".into(),
-                    ));
-                }
-                (None, None) => return Err(mcp_drift::Error::Usage("give OLD and NEW, or --base REV PATH".into())),
-            };
-            // The old side's revision judges: with `--base REV`, or with OLD given as `REV:PATH`, the
-            // configuration and baseline are read at REV, so the change under review cannot relax them.
-            let judge_rev = match (&base, &old) {
-                (Some(rev), _) | (None, Source::Git { rev, .. }) => Some(rev.as_str()),
-                _ => None,
-            };
-            let judged = policy(&r, judge_rev)?;
-            let select = input.select(&judged.0.config)?;
-            report(mcp_drift::diff_selected(&old, &new, input.limits(), &select)?, &r, judged, report::human::Run::Diff)
+            let (analysis, judged) = diff_analysis(old, new, base.as_ref(), &r, &input)?;
+            report(analysis, &r, judged, report::human::Run::Diff)
+        }
+        Command::Notes { old, new, base, title, report: r, input } => {
+            let (mut analysis, (policy, _)) = diff_analysis(old, new, base.as_ref(), &r, &input)?;
+            analysis.apply_policy(&policy);
+            let notes = report::changelog::render(&analysis, title.as_deref());
+            match &r.output {
+                Some(path) => mcp_drift::policy::write_atomically(path, &notes)?,
+                None => print(&notes)?,
+            }
+            std::mem::forget(analysis);
+            Ok(ExitCode::SUCCESS)
         }
         Command::Lint { target, base, report: r } => {
             let judged = policy(&r, base.as_deref())?;

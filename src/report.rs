@@ -6,6 +6,7 @@
 //! except the `github` format's own, and no `##[` appears; every format counts and names the suppressed
 //! findings and prints the run notes.
 
+pub mod changelog;
 pub mod github;
 pub mod human;
 pub mod json;

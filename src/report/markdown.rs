@@ -36,7 +36,7 @@ const MAX_FIELD: usize = 1_000;
 const MAX_WITNESS: usize = 400;
 
 /// Inline code that holds any text: the fence is one backtick longer than the longest run inside.
-fn code(s: &str) -> String {
+pub(crate) fn code(s: &str) -> String {
     let s = escape(&clip(s, MAX_FIELD));
     let (mut run, mut longest) = (0, 0);
     for c in s.chars() {
@@ -58,7 +58,7 @@ fn code(s: &str) -> String {
 }
 
 /// Plain text that renders as itself: no HTML, link, image, emphasis, mention or autolink.
-fn text(s: &str) -> String {
+pub(crate) fn text(s: &str) -> String {
     let s = escape(&clip(s, MAX_FIELD));
     let mut out = String::with_capacity(s.len() + 16);
     let mut rest = s.as_str();
@@ -113,7 +113,7 @@ fn prose_named(s: &str, names: &[String]) -> String {
     prose_known(s, &Names { own: names.to_vec(), properties: None })
 }
 
-fn prose_known(s: &str, names: &Names<'_>) -> String {
+pub(crate) fn prose_known(s: &str, names: &Names<'_>) -> String {
     let s = clip(s, MAX_FIELD);
     let mut out = String::with_capacity(s.len() + 16);
     let mut plain = String::new();
@@ -149,9 +149,9 @@ fn prose_known(s: &str, names: &Names<'_>) -> String {
 /// rule's template (a quoted name has backticks of its own), also every property name of the tool.
 /// Property names of each tool, collected once per tool: a tool with thousands of findings would
 /// otherwise walk its schemas once per finding.
-type NameCache = BTreeMap<String, std::collections::HashSet<String>>;
+pub(crate) type NameCache = BTreeMap<String, std::collections::HashSet<String>>;
 
-fn names<'c>(f: &Finding, analysis: &Analysis, cache: &'c mut NameCache) -> Names<'c> {
+pub(crate) fn names<'c>(f: &Finding, analysis: &Analysis, cache: &'c mut NameCache) -> Names<'c> {
     let mut out = vec![f.tool.clone()];
     for p in std::iter::once(f.pointer.as_str()).chain(f.from.as_deref()) {
         if p.starts_with('/') {

@@ -67,3 +67,34 @@ fn replay_of_calls_against_a_backtracking_pattern_is_short_and_undecided() {
     assert!(notes.iter().any(|n| n.contains("0 rejected")), "{notes:?}");
     assert!(took < Duration::from_secs(20), "{took:?}");
 }
+
+/// The diff engine's own validators (witness judge, probe, decide) match with the same budget: a pull
+/// request that puts backtracking patterns beside `minLength`, a `default` and `examples` on many tools
+/// cannot make `diff` long. Before, this pair took 51 s in a debug build (1.9 s now); the release
+/// build took 6.8 s on a pair with one example per tool.
+#[test]
+fn diff_of_many_tools_with_a_backtracking_pattern_is_short() {
+    let d = tempfile::tempdir().unwrap();
+    let tool = |i: usize, tightened: bool| {
+        let extra =
+            if tightened { format!(r#", "minLength": 30, "default": "{}""#, "a".repeat(40)) } else { String::new() };
+        format!(
+            r#"{{"name": "t{i}", "inputSchema": {{"type": "object", "properties": {{"q": {{"type": "string", "pattern": {p}{extra}}}, "r": {{"type": "string", "pattern": "^(a|aa)+\\1b$", "examples": [{a}]}}}}, "required": ["q"]}}}}"#,
+            p = serde_json::to_string(PATTERN).unwrap(),
+            a = (30..50).map(|n| format!("\"{}\"", "a".repeat(n))).collect::<Vec<_>>().join(", ")
+        )
+    };
+    let side = |tightened: bool| {
+        format!("{{\"tools\": [{}]}}", (0..200).map(|i| tool(i, tightened)).collect::<Vec<_>>().join(", "))
+    };
+    std::fs::write(d.path().join("old.json"), side(true)).unwrap();
+    std::fs::write(d.path().join("new.json"), side(false)).unwrap();
+    let (code, out, err, took) = drift(d.path(), &["diff", "old.json", "new.json", "--format", "json"]);
+    assert!(code == 0 || code == 1, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    // Each tool's loosening is still reported (the new schema accepts strings shorter than 30).
+    let loosened =
+        v["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "input-constraint-loosened").count();
+    assert_eq!(loosened, 200, "{out}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}

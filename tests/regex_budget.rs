@@ -75,7 +75,7 @@ fn replay_of_calls_against_a_backtracking_pattern_is_short_and_undecided() {
 #[test]
 fn diff_of_many_tools_with_a_backtracking_pattern_is_short() {
     let d = tempfile::tempdir().unwrap();
-    let tool = |i: usize, tightened: bool| {
+    let tool_of = |i: usize, tightened: bool| {
         let extra =
             if tightened { format!(r#", "minLength": 30, "default": "{}""#, "a".repeat(40)) } else { String::new() };
         format!(
@@ -85,7 +85,7 @@ fn diff_of_many_tools_with_a_backtracking_pattern_is_short() {
         )
     };
     let side = |tightened: bool| {
-        format!("{{\"tools\": [{}]}}", (0..200).map(|i| tool(i, tightened)).collect::<Vec<_>>().join(", "))
+        format!("{{\"tools\": [{}]}}", (0..200).map(|i| tool_of(i, tightened)).collect::<Vec<_>>().join(", "))
     };
     std::fs::write(d.path().join("old.json"), side(true)).unwrap();
     std::fs::write(d.path().join("new.json"), side(false)).unwrap();

@@ -36,8 +36,16 @@ const MAX_PATTERNS: usize = 64;
 /// Matches one [`Backtracking`] makes at most, over every instance it is asked about (each at most
 /// [`BACKTRACK_LIMIT`] steps); past them, nothing more is decided.
 const MAX_MATCHES: usize = 8_192;
-/// Nodes of the schema documents it walks at most.
-const MAX_NODES: usize = 200_000;
+/// Schema nodes of the documents it walks at most (values under `enum`, `const`, `default` and
+/// `examples` are data, not walked). The validators it vouches for compile documents of that size
+/// anyway; past it, nothing is decided.
+const MAX_NODES: usize = 4_000_000;
+
+/// Keywords whose values map names to schemas.
+const NAMED: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+
+/// Keywords whose values are instances, not schemas: no pattern inside them is ever matched.
+const DATA: &[&str] = &["enum", "const", "default", "examples"];
 
 /// The patterns of some schema documents that may need the backtracking engine (a back-reference or
 /// a look-around), for telling whether a validator built with [`options`] decides an instance
@@ -60,8 +68,10 @@ impl Backtracking {
     pub fn of(docs: &[&serde_json::Value]) -> Backtracking {
         let mut found: Vec<&str> = Vec::new();
         let mut nodes = 0usize;
-        let mut stack: Vec<&serde_json::Value> = docs.to_vec();
-        while let Some(v) = stack.pop() {
+        // Each value with whether its keys are names (of `properties`, `$defs`, ...), not keywords: a
+        // property called `default` is a schema like any other.
+        let mut stack: Vec<(&serde_json::Value, bool)> = docs.iter().map(|d| (*d, false)).collect();
+        while let Some((v, names)) = stack.pop() {
             nodes += 1;
             if nodes > MAX_NODES {
                 return Backtracking { checks: None, spent: std::cell::Cell::new(0) };
@@ -79,10 +89,14 @@ impl Backtracking {
                         {
                             found.extend(props.keys().map(String::as_str));
                         }
-                        stack.push(value);
+                        if names {
+                            stack.push((value, false));
+                        } else if !DATA.contains(&key.as_str()) {
+                            stack.push((value, NAMED.contains(&key.as_str())));
+                        }
                     }
                 }
-                serde_json::Value::Array(items) => stack.extend(items),
+                serde_json::Value::Array(items) => stack.extend(items.iter().map(|i| (i, false))),
                 _ => {}
             }
         }
@@ -118,11 +132,7 @@ impl Backtracking {
         };
         while let Some(v) = stack.pop() {
             match v {
-                serde_json::Value::String(s) => {
-                    if !each(s) {
-                        return false;
-                    }
-                }
+                serde_json::Value::String(s) if !each(s) => return false,
                 serde_json::Value::Object(map) => {
                     for (key, value) in map {
                         if !each(key) {
@@ -179,5 +189,18 @@ mod tests {
         assert!(checks.decided(&serde_json::json!("ab")));
         let plain = super::Backtracking::of(&[&serde_json::json!({"pattern": "^[a-z]+$"})]);
         assert!(plain.decided(&long), "a regular pattern never runs out");
+    }
+
+    /// Values under `enum`/`default` are data and not walked (a million-value enum is not a million
+    /// schema nodes), but a property *named* `default` is a schema whose pattern counts.
+    #[test]
+    fn data_is_skipped_but_a_property_named_like_a_keyword_is_not() {
+        let long = serde_json::json!(format!("{}b", "a".repeat(28)));
+        let data = serde_json::json!({"default": {"pattern": "^(a|a)*\\1$"}, "enum": [{"pattern": "(x)\\1"}]});
+        assert!(super::Backtracking::of(&[&data]).decided(&long));
+        let named = serde_json::json!({"properties": {"default": {"type": "string", "pattern": "^(a|a)*\\1$"}}});
+        assert!(!super::Backtracking::of(&[&named]).decided(&long));
+        let defs = serde_json::json!({"$defs": {"examples": {"pattern": "^(a|a)*\\1$"}}});
+        assert!(!super::Backtracking::of(&[&defs]).decided(&long));
     }
 }

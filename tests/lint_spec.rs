@@ -2,7 +2,7 @@
 //! false positives named there, in the shape of the real snapshots they came from, stay silent, and
 //! the true findings next to them stay.
 
-use mcp_drift::catalog::RuleId;
+use mcp_drift::catalog::{RuleId, Severity};
 use serde_json::{Value, json};
 
 fn lint(snapshot: &Value) -> mcp_drift::Analysis {
@@ -172,4 +172,64 @@ fn open_input_summary_has_a_stable_place_and_the_open_tools_as_evidence() {
     let applied = policy.apply(vec![three]);
     assert_eq!(applied.kept.len(), 1);
     assert!(applied.kept[0].notes.iter().any(|n| n.contains("was a different one")), "{:?}", applied.kept[0].notes);
+}
+
+/// Issue #34: a parameter whose name and schema (or the tool's own description) say what it holds is
+/// an info; one whose meaning is open stays a warning. On the newest releases of 14 real servers,
+/// most of 171 warnings were `owner`, `repo`, `path`, `project_id`.
+#[test]
+fn an_undescribed_parameter_is_a_warning_only_when_its_meaning_is_open() {
+    let snapshot = json!({"tools": [{
+        "name": "search",
+        "description": "Search a repository.\n\nArgs:\n    cursor: Where the previous page ended.\n\nSee `mode` and max_results. The value is kept.",
+        "inputSchema": {"type": "object", "properties": {
+            "owner": {"type": "string"},
+            "file_path": {"type": "string"},
+            "labels": {"type": "array", "items": {"type": "string"}},
+            "issue_number": {"type": "number"},
+            "timeout_ms": {"type": "integer"},
+            "include_archived": {"type": "boolean"},
+            "state": {"type": "string", "enum": ["open", "closed"]},
+            "since": {"type": "string", "format": "date-time"},
+            "cursor": {"type": "string"},
+            "mode": {"type": "string"},
+            "max_results": {"type": "integer"},
+            "limit": {"type": "integer"},
+            "timeout": {"type": "number"},
+            "value": {"type": "string"},
+            "options": {"type": "object"},
+            "flag": {"type": "boolean"},
+            "owner_count": {"type": "string"},
+        }},
+    }]});
+    let report = lint(&snapshot);
+    let of = |severity: Severity| -> Vec<String> {
+        let mut names: Vec<String> = report
+            .findings
+            .iter()
+            .filter(|f| f.rule == RuleId::LintMissingDescription && f.severity == severity)
+            .map(|f| f.pointer.trim_start_matches("/inputSchema/properties/").to_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        of(Severity::Info),
+        [
+            "cursor",
+            "file_path",
+            "include_archived",
+            "issue_number",
+            "labels",
+            "max_results",
+            "mode",
+            "owner",
+            "since",
+            "state",
+            "timeout_ms"
+        ]
+    );
+    assert_eq!(of(Severity::Warning), ["flag", "limit", "options", "owner_count", "timeout", "value"]);
+    let owner = report.findings.iter().find(|f| f.pointer.ends_with("/owner")).unwrap();
+    assert!(owner.message.contains("its name and type say what it holds"), "{}", owner.message);
 }

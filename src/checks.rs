@@ -204,8 +204,11 @@ fn finding(
     // Severity follows the consequence: a tightening whose rejected set the change itself proves
     // harmless or degenerate is reported lower, with the reason (the witness and verdict stay). Decided
     // before `prove`: a bound at a float limit has no witness JSON can carry, and needs none.
-    let lowered = consequence::lowered(change, old_tool, new_tool);
     let mut first = draft(change, new_tool, schema);
+    // A reason only ever lowers: a rule already at or below its severity keeps its own texts.
+    let default = first.severity.unwrap_or(first.rule.meta().severity);
+    let lowered = consequence::lowered(change, old_tool, new_tool).filter(|l| l.reason.severity < default);
+    let lowered_rule = first.rule;
     if let Some(l) = &lowered {
         first.severity = Some(l.reason.severity);
     }
@@ -240,7 +243,7 @@ fn finding(
         evidence,
         severity_reason: None,
     };
-    if matches!(f.rule, RuleId::InputConstraintTightened | RuleId::InputAdditionalPropertiesClosed)
+    if f.rule == lowered_rule
         && let Some(lowered) = lowered
     {
         f.why = lowered.why;
@@ -270,6 +273,11 @@ fn with_published_name(message: String, tool: Option<&Tool>) -> String {
 /// `*-cannot-decide`; a pattern change with a witness is a proven tightening.
 fn prove(draft: Draft, change: &Change) -> Draft {
     let ChangeKind::Schema { side, change: sc } = &change.kind else { return draft };
+    // A changed default is no containment claim: both schemas accept the same calls, and the witness
+    // is the old call that omits the parameter, which the schema's own `default` decides.
+    if matches!(sc, SchemaChange::Default { .. }) {
+        return draft;
+    }
     let input = *side == Side::Input;
     if let (SchemaChange::Pattern { old, new }, Some(_)) = (sc, &change.witness) {
         let rule = if input { RuleId::InputConstraintTightened } else { RuleId::OutputConstraintLoosened };
@@ -685,13 +693,20 @@ fn schema_draft(
             };
             Draft::new(rule).var("path", holder_path(change.new_ptr.as_deref()))
         }
-        SchemaChange::Default { old, new } => Draft::new(R::InputDefaultChanged)
-            .var(
-                "path",
-                change.new_ptr.as_deref().map_or_else(String::new, |p| readable_path(defaults::parameter_of(p))),
-            )
-            .var("old", show_opt(old.as_ref()))
-            .var("new", show_opt(new.as_ref())),
+        SchemaChange::Default { old, new } => {
+            let d = Draft::new(R::InputDefaultChanged)
+                .var(
+                    "path",
+                    change.new_ptr.as_deref().map_or_else(String::new, |p| readable_path(defaults::parameter_of(p))),
+                )
+                .var("old", show_opt(old.as_ref()))
+                .var("new", show_opt(new.as_ref()));
+            if defaults::selects_another_behaviour(old.as_ref(), new.as_ref(), new_tool, change.new_ptr.as_deref()) {
+                d.severity(Severity::Error)
+            } else {
+                d
+            }
+        }
         SchemaChange::Composition { keyword, detail, delta } => {
             let breaking = if input { delta.less } else { delta.more };
             let rule = match (input, breaking) {

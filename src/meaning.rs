@@ -253,7 +253,16 @@ fn weigh(kind: FactKind, old: Option<&Fact>, new: Option<&Fact>) -> (bool, bool)
         }
         // A unit named or not (for a value that has one) is documentation; a changed unit is grave.
         FactKind::Unit => (both, !both),
-        FactKind::Default | FactKind::Scope => (both, new.is_none()),
+        // A default restated with another value is grave when an omitted argument now selects another
+        // behaviour ("defaults to draft" -> "published"); another amount of the same kind (a page size
+        // 5 -> 8, a timeout 30 s -> 60 s) changes how much, not what: a warning, as a changed numeric
+        // `default` keyword is (issue #31: exa's three `numResults` default changes, labelled harmless).
+        FactKind::Default => {
+            let amount = |f: Option<&Fact>| f.and_then(Fact::quantity).map(|q| q.dim);
+            let same_kind_of_amount = amount(old).is_some() && amount(old) == amount(new);
+            (both && !same_kind_of_amount, new.is_none())
+        }
+        FactKind::Scope => (both, new.is_none()),
         FactKind::SideEffect => {
             // A destructive action added, dropped, or now denied ("kept" -> "deleted"); two wordings of
             // actions that destroy nothing ("halts" -> "stops") change nothing a caller relies on.

@@ -172,3 +172,65 @@ fn closing_a_declared_object_is_a_warning_and_an_empty_one_an_error() {
     let f = a.findings.iter().find(|f| f.rule == RuleId::InputAdditionalPropertiesClosed).expect("a finding");
     assert_eq!(f.severity, Severity::Error, "{f:#?}");
 }
+
+fn tool_texts(old_input: &Value, new_input: &Value) -> Analysis {
+    let side = |input: &Value| {
+        json!({"tools": [{"name": "create_branch", "description": "Create a branch.", "inputSchema": input}]})
+            .to_string()
+    };
+    mcp_drift::diff_texts(&side(old_input), &side(new_input)).expect("valid snapshots")
+}
+
+/// server-github 0.6.2 published `{"$schema": ...}` for every tool (its schema generator failed); the
+/// next release's real schemas gave 47 errors, all labelled harmless (issue #31). An old contract that
+/// declares nothing cannot have been planned from: each narrowing is a warning with that reason.
+#[test]
+fn narrowing_an_input_schema_that_declared_nothing_is_a_warning_that_says_why() {
+    let published = json!({
+        "type": "object",
+        "properties": {"owner": {"type": "string"}, "branch": {"type": "string"}},
+        "required": ["owner", "branch"],
+        "additionalProperties": false,
+    });
+    for old in [json!({"$schema": "http://json-schema.org/draft-07/schema#"}), json!({})] {
+        let a = tool_texts(&old, &published);
+        assert!(!a.findings.is_empty(), "{old}");
+        for f in &a.findings {
+            assert!(f.severity <= Severity::Warning, "{old}: {f:#?}");
+            if f.severity == Severity::Warning && f.severity_reason.is_some() || f.rule == RuleId::InputRequiredAdded {
+                let reason = f.severity_reason.as_ref().map(|r| r.reason.as_str()).unwrap_or_default();
+                assert!(reason.contains("declared nothing"), "{old}: {f:#?}");
+            }
+        }
+        assert!(a.findings.iter().any(|f| f.rule == RuleId::InputRequiredAdded), "{old}: {:#?}", a.findings);
+    }
+    // An object that declared no parameters is a contract (a tool that takes none): requiring one
+    // now rejects yesterday's `{}` call, an error.
+    let a = tool_texts(&json!({"type": "object"}), &published);
+    assert!(
+        a.findings.iter().any(|f| f.rule == RuleId::InputRequiredAdded && f.severity == Severity::Error),
+        "{:#?}",
+        a.findings
+    );
+}
+
+/// A changed `default` is an error when an omitted argument now selects another behaviour (a boolean
+/// flipped, another value of the parameter's own `enum`: tavily-mcp's `allow_external` false -> true,
+/// labelled blocking); another number or a free-form string stays a warning (issue #31).
+#[test]
+fn a_default_that_selects_another_behaviour_is_an_error() {
+    let severity = |old: Value, new: Value| -> Severity {
+        let a = diff(&json!({"repo": {"type": "string"}, "p": old}), &json!({"repo": {"type": "string"}, "p": new}));
+        let found: Vec<&Finding> = a.findings.iter().filter(|f| f.rule == RuleId::InputDefaultChanged).collect();
+        assert_eq!(found.len(), 1, "{:#?}", a.findings);
+        found[0].severity
+    };
+    let flag = |d: bool| json!({"type": "boolean", "default": d});
+    assert_eq!(severity(flag(false), flag(true)), Severity::Error);
+    let state = |d: &str| json!({"type": "string", "enum": ["draft", "published"], "default": d});
+    assert_eq!(severity(state("draft"), state("published")), Severity::Error);
+    let size = |d: u64| json!({"type": "integer", "default": d});
+    assert_eq!(severity(size(5), size(8)), Severity::Warning);
+    let fields = |d: &str| json!({"type": "string", "default": d});
+    assert_eq!(severity(fields("labels,status"), fields("labels,status,versions")), Severity::Warning);
+}

@@ -121,3 +121,31 @@ fn blind_prose_pairs_meet_the_bars_on_the_held_out_half() {
 const HOLDOUT_BREAKING_AT_ERROR: f64 = 0.5;
 const HOLDOUT_COSMETIC_AT_ERROR: usize = 3;
 const HOLDOUT_COSMETIC_AT_WARNING: f64 = 0.3;
+
+/// A stated default restated with another amount of the same kind changes how much, not what: a
+/// warning (exa-mcp-server's `numResults` "Defaults to 5" -> "8", labelled harmless); another value
+/// in words is an error ("Defaults to draft" -> "published"). A participle after a determiner
+/// describes a thing, not the tool's action ("a prior truncated response", arxiv-mcp-server 0.7.0).
+#[test]
+fn a_default_amount_and_an_attributive_participle_are_no_errors() {
+    let severity = |old: &str, new: &str| {
+        let item = json!({"tool": "search", "field": "param:n", "param_type": "integer"});
+        let side = |d: &str| snapshot(&item, d);
+        let a = mcp_drift::diff_texts(&side(old), &side(new)).expect("valid");
+        a.findings.iter().map(|f| f.severity).max()
+    };
+    assert_eq!(
+        severity("Number of results. Defaults to 5.", "Number of results. Defaults to 8."),
+        Some(Severity::Warning)
+    );
+    assert_eq!(
+        severity("State of the post. Defaults to draft.", "State of the post. Defaults to published."),
+        Some(Severity::Error)
+    );
+    assert!(
+        severity(
+            "Zero-based offset for reading papers in chunks.",
+            "Zero-based offset for reading papers in chunks; pass next_start from a prior truncated response to continue."
+        ) < Some(Severity::Error)
+    );
+}

@@ -15,6 +15,12 @@
 //!   `minProperties` raised from none (or 0) to 1 while nothing else that validates changed at that
 //!   schema (no `$ref` in it, annotations aside): the only old value now rejected is `""`, `[]` or
 //!   `{}`. A confirmed witness holding exactly that value is required too.
+//! - **an unpublished old contract** (`warning`): the old tool's `inputSchema` validates nothing and
+//!   is not even the `type: "object"` MCP requires (`{"$schema": ...}`, `{}`, `true`: what a schema
+//!   generator writes when it fails), so no call could be planned from it; every input narrowing of
+//!   that tool is the new schema publishing the arguments the tool always needed. Measured on the
+//!   team's release pairs (issue #31): server-github 0.6.2 published 26 such schemas, and its next
+//!   release's 47 errors were all labelled harmless.
 
 use serde_json::{Map, Value};
 
@@ -64,6 +70,11 @@ const FLOATS: &[(f64, &str)] = &[
 
 /// The lowered severity of `change`, when its schema proves the rejected set harmless or degenerate.
 pub(super) fn lowered(change: &Change, old_tool: Option<&Tool>, new_tool: Option<&Tool>) -> Option<Lowered> {
+    if let ChangeKind::Schema { side: Side::Input, .. } = &change.kind
+        && old_tool.is_some_and(|t| declares_nothing(t.value().get("inputSchema")))
+    {
+        return Some(unpublished());
+    }
     if let ChangeKind::Schema { side: Side::Input, change: SchemaChange::AdditionalProperties { closed: true } } =
         &change.kind
     {
@@ -210,6 +221,37 @@ fn holds_at_witness(witness: Option<&Witness>, empty: &Value) -> bool {
     let Some(w) = witness.filter(|w| !w.dropped) else { return false };
     let at = w.rejected_because.strip_prefix("at ").and_then(|r| r.split_once(": ")).map_or("", |(p, _)| p);
     w.instance.pointer(at) == Some(empty)
+}
+
+/// Keywords that validate nothing (annotations and identifiers).
+const ANNOTATIONS: &[&str] =
+    &["$schema", "$id", "$comment", "$anchor", "title", "description", "examples", "default", "deprecated"];
+
+/// Whether an `inputSchema` published no contract at all: absent, `true`, or an object with nothing
+/// but annotations (no `type`, so not even the object MCP requires).
+fn declares_nothing(schema: Option<&Value>) -> bool {
+    match schema {
+        None | Some(Value::Bool(true)) => true,
+        Some(Value::Object(map)) => map.keys().all(|k| ANNOTATIONS.contains(&k.as_str())),
+        Some(_) => false,
+    }
+}
+
+fn unpublished() -> Lowered {
+    let reason = "the old `inputSchema` declared nothing (no `type`, no parameters: what a schema generator writes \
+                  when it fails), so no call could be planned from it; the new schema publishes the arguments the tool \
+                  needed"
+        .to_owned();
+    Lowered {
+        why: format!(
+            "By default reported at `warning`, not `error`: {reason}. A caller that guessed other arguments was \
+             guessing before as well; the server decided then what the schema decides now."
+        ),
+        migration: "Check the new schema against what callers actually send (a call log, `mcp-drift replay`); \
+                    nothing to migrate for calls that already sent what the tool needed."
+            .to_owned(),
+        reason: SeverityReason { severity: Severity::Warning, reason },
+    }
 }
 
 #[cfg(test)]

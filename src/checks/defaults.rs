@@ -2,8 +2,40 @@
 //! description's stated default changed with it (`"default": true` added beside "Defaults to true."),
 //! the keyword finding stays and carries the description's word diff as a note; the prose one goes.
 
+use serde_json::Value;
+
 use super::Finding;
 use crate::catalog::RuleId;
+use crate::load::Tool;
+
+/// Whether a changed `default` makes an old call that omits the parameter do another kind of thing,
+/// not only more or less of it: a boolean flipped, or another value of the parameter's own `enum`
+/// (`"draft"` -> `"published"`). Such a change is an `error` (measured on the team's release pairs,
+/// issue #31: tavily-mcp's `allow_external` false -> true was labelled blocking); a number (a page
+/// size 5 -> 8) or a free-form string (a field list) stays the rule's `warning`.
+pub(super) fn selects_another_behaviour(
+    old: Option<&Value>,
+    new: Option<&Value>,
+    tool: Option<&Tool>,
+    pointer: Option<&str>,
+) -> bool {
+    let (Some(old), Some(new)) = (old, new) else { return false };
+    if let (Value::Bool(a), Value::Bool(b)) = (old, new) {
+        return a != b;
+    }
+    if !old.is_string() || !new.is_string() || old == new {
+        return false;
+    }
+    let (Some(tool), Some(pointer)) = (tool, pointer) else { return false };
+    let holder = pointer.strip_suffix("/default").unwrap_or(pointer);
+    [holder, parameter_of(pointer)].iter().any(|p| {
+        tool.value()
+            .pointer(p)
+            .and_then(|s| s.get("enum"))
+            .and_then(Value::as_array)
+            .is_some_and(|values| values.contains(old) && values.contains(new))
+    })
+}
 
 /// The parameter a default finding's pointer is about (`.../x/default`, `.../x/description` -> `.../x`).
 fn parameter(pointer: &str) -> (&str, bool) {

@@ -586,6 +586,9 @@ pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
             None
         };
         let Some(kind) = kind else { continue };
+        if kind == FactKind::SideEffect && attributive(r, i) {
+            continue;
+        }
         // The target and the side effects of an action are stated where the action is: the first
         // sentence, or a sentence that starts with the verb ("Deletes the file after reading.").
         // Elsewhere these words explain, they do not address.
@@ -631,6 +634,18 @@ pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
 /// deleted", "without removing them"): "kept" -> "deleted once uploaded" is an action added. Outside
 /// the first sentence an affirmed action is a mention ("before overwriting it"): it weighs only against
 /// its denial on the other side. "The source file is kept" is the denial of deleting it.
+/// "a prior truncated response", "the deleted file": a participle after a determiner describes a
+/// thing; it is no action of the tool (arxiv-mcp-server 0.7.0's `start`, issue #31).
+fn attributive(r: &Reading, i: usize) -> bool {
+    let w = &r.words[i];
+    let before = |k: usize| i.checked_sub(k).map(|j| &r.words[j]).filter(|b| b.clause == w.clause);
+    let is = |b: Option<&Word>, words: &[&str]| b.is_some_and(|b| words.contains(&b.raw.to_lowercase().as_str()));
+    let determiners = ["a", "an", "the", "each", "any", "every", "this", "that", "its", "their"];
+    let earlier = ["prior", "previous", "earlier", "already"];
+    w.raw.to_lowercase().ends_with("ed")
+        && (is(before(1), &determiners) || (is(before(1), &earlier) && is(before(2), &determiners)))
+}
+
 fn action_anywhere(
     r: &Reading,
     i: usize,
@@ -650,7 +665,7 @@ fn action_anywhere(
     let leads = i == 0 || r.words[i - 1].sentence != w.sentence;
     let key = if denied {
         format!("not {verb}")
-    } else if w.sentence == first_sentence || leads {
+    } else if (w.sentence == first_sentence || leads) && !attributive(r, i) {
         verb.to_owned()
     } else {
         format!("mention {verb}")

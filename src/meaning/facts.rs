@@ -580,15 +580,12 @@ pub(super) fn facts(r: &Reading, stated_default: Option<String>) -> Vec<Fact> {
             Some(FactKind::Negation)
         } else if SCOPE.contains(&n) {
             Some(FactKind::Scope)
-        } else if SIDE_EFFECTS.contains(&n) {
+        } else if SIDE_EFFECTS.contains(&n) && !attributive(r, i) {
             Some(FactKind::SideEffect)
         } else {
             None
         };
         let Some(kind) = kind else { continue };
-        if kind == FactKind::SideEffect && attributive(r, i) {
-            continue;
-        }
         // The target and the side effects of an action are stated where the action is: the first
         // sentence, or a sentence that starts with the verb ("Deletes the file after reading.").
         // Elsewhere these words explain, they do not address.

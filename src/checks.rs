@@ -243,6 +243,17 @@ fn finding(
         evidence,
         severity_reason: None,
     };
+    // A default that now selects another behaviour is an error, with the old call that omits the
+    // parameter as its witness (both schemas accept it); without a confirmed one it stays a warning.
+    if f.rule == RuleId::InputDefaultChanged
+        && let ChangeKind::Schema { change: SchemaChange::Default { old, new }, .. } = &change.kind
+        && defaults::selects_another_behaviour(old.as_ref(), new.as_ref(), new_tool, change.new_ptr.as_deref())
+        && let Some(w) =
+            defaults::omitted_call(old_tool, new_tool, change.new_ptr.as_deref(), old.as_ref(), new.as_ref())
+    {
+        f.severity = Severity::Error;
+        f.witness = Some(w);
+    }
     if f.rule == lowered_rule
         && let Some(lowered) = lowered
     {
@@ -273,11 +284,6 @@ fn with_published_name(message: String, tool: Option<&Tool>) -> String {
 /// `*-cannot-decide`; a pattern change with a witness is a proven tightening.
 fn prove(draft: Draft, change: &Change) -> Draft {
     let ChangeKind::Schema { side, change: sc } = &change.kind else { return draft };
-    // A changed default is no containment claim: both schemas accept the same calls, and the witness
-    // is the old call that omits the parameter, which the schema's own `default` decides.
-    if matches!(sc, SchemaChange::Default { .. }) {
-        return draft;
-    }
     let input = *side == Side::Input;
     if let (SchemaChange::Pattern { old, new }, Some(_)) = (sc, &change.witness) {
         let rule = if input { RuleId::InputConstraintTightened } else { RuleId::OutputConstraintLoosened };
@@ -701,11 +707,7 @@ fn schema_draft(
                 )
                 .var("old", show_opt(old.as_ref()))
                 .var("new", show_opt(new.as_ref()));
-            if defaults::selects_another_behaviour(old.as_ref(), new.as_ref(), new_tool, change.new_ptr.as_deref()) {
-                d.severity(Severity::Error)
-            } else {
-                d
-            }
+            d
         }
         SchemaChange::Composition { keyword, detail, delta } => {
             let breaking = if input { delta.less } else { delta.more };

@@ -65,8 +65,10 @@ fn the_gate_on_real_releases_does_not_regress() {
     let (dev, holdout) = (&gates["dev"], &gates["holdout"]);
     assert_eq!((dev.clean, dev.blocking), (44, 5), "the labelled set changed: {dev:?}");
     assert_eq!((holdout.clean, holdout.blocking), (33, 11), "the labelled set changed: {holdout:?}");
-    // Measured at freeze (README, "How well it works"): dev 0 of 44 clean pairs fail, 2 of 5
-    // blocking pairs pass; holdout 2 of 33 and 3 of 11.
-    assert!(dev.clean_failed == 0 && dev.blocking_passed <= 2, "dev: {dev:?}");
-    assert!(holdout.clean_failed <= 2 && holdout.blocking_passed <= 3, "holdout: {holdout:?}");
+    // Measured after the session that tuned on both splits (issue #31; the untuned figures now come
+    // from tests/releases-fresh): dev 0 of 44 clean pairs fail, 3 of 5 blocking pairs pass (arxiv
+    // 0.6.3..0.7.0 was failed only by a false error, "a prior truncated response" read as a side
+    // effect); holdout 0 of 33 and 3 of 11.
+    assert!(dev.clean_failed == 0 && dev.blocking_passed <= 3, "dev: {dev:?}");
+    assert!(holdout.clean_failed == 0 && holdout.blocking_passed <= 3, "holdout: {holdout:?}");
 }

@@ -6,7 +6,9 @@ use serde_json::Value;
 
 use super::Finding;
 use crate::catalog::RuleId;
-use crate::load::Tool;
+use crate::compare::budget::Budget;
+use crate::compare::witness::{Witness, example};
+use crate::load::{Tool, escape};
 
 /// Whether a changed `default` makes an old call that omits the parameter do another kind of thing,
 /// not only more or less of it: a boolean flipped, or another value of the parameter's own `enum`
@@ -34,6 +36,41 @@ pub(super) fn selects_another_behaviour(
             .and_then(|s| s.get("enum"))
             .and_then(Value::as_array)
             .is_some_and(|values| values.contains(old) && values.contains(new))
+    })
+}
+
+/// The witness of a changed default: a call both schemas accept that omits the parameter (an example
+/// of the old `inputSchema` without it, checked by both validators), on which the server now applies
+/// the new default. Only for a top-level parameter; `None` when no such call is confirmed.
+pub(super) fn omitted_call(
+    old_tool: Option<&Tool>,
+    new_tool: Option<&Tool>,
+    pointer: Option<&str>,
+    old: Option<&Value>,
+    new: Option<&Value>,
+) -> Option<Witness> {
+    let name = parameter_of(pointer?).strip_prefix("/inputSchema/properties/")?;
+    if name.contains('/') {
+        return None;
+    }
+    let name = name.replace("~1", "/").replace("~0", "~");
+    let (old_root, new_root) = (old_tool?.value().get("inputSchema")?, new_tool?.value().get("inputSchema")?);
+    let mut call = example(old_root, old_root, &Budget::default())?;
+    call.as_object_mut()?.remove(&name);
+    let accepts = |root: &Value| crate::schema::regex_budget::options().build(root).is_ok_and(|v| v.is_valid(&call));
+    if !accepts(old_root) || !accepts(new_root) {
+        return None;
+    }
+    let show = |v: Option<&Value>| v.map_or_else(|| "none".to_owned(), |v| escape(&v.to_string()));
+    Some(Witness {
+        rejected_because: format!(
+            "both schemas accept this call, which omits `{}`: the server now applies `{}` where it applied `{}`",
+            escape(&name),
+            show(new),
+            show(old)
+        ),
+        instance: call,
+        dropped: true,
     })
 }
 

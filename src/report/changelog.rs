@@ -243,7 +243,9 @@ fn advice(f: &Finding, names: &super::markdown::Names<'_>) -> Option<String> {
 /// An example from the finding's witness: the call now rejected, or the result now possible.
 fn example(f: &Finding) -> Option<String> {
     let w = f.witness.as_ref().filter(|_| f.severity == Severity::Error)?;
-    let what = if w.dropped {
+    let what = if f.rule == RuleId::InputDefaultChanged {
+        "a call that now gets the new default"
+    } else if w.dropped {
         "a call whose value is now ignored"
     } else if f.pointer.starts_with("/outputSchema") {
         "a result that is possible now"

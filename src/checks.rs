@@ -699,16 +699,13 @@ fn schema_draft(
             };
             Draft::new(rule).var("path", holder_path(change.new_ptr.as_deref()))
         }
-        SchemaChange::Default { old, new } => {
-            let d = Draft::new(R::InputDefaultChanged)
-                .var(
-                    "path",
-                    change.new_ptr.as_deref().map_or_else(String::new, |p| readable_path(defaults::parameter_of(p))),
-                )
-                .var("old", show_opt(old.as_ref()))
-                .var("new", show_opt(new.as_ref()));
-            d
-        }
+        SchemaChange::Default { old, new } => Draft::new(R::InputDefaultChanged)
+            .var(
+                "path",
+                change.new_ptr.as_deref().map_or_else(String::new, |p| readable_path(defaults::parameter_of(p))),
+            )
+            .var("old", show_opt(old.as_ref()))
+            .var("new", show_opt(new.as_ref())),
         SchemaChange::Composition { keyword, detail, delta } => {
             let breaking = if input { delta.less } else { delta.more };
             let rule = match (input, breaking) {

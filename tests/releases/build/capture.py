@@ -225,7 +225,7 @@ def capture(binary, work, srv, version, recapture=False):
         # Python's str hashing is salted per process; a server that builds a schema from a
         # set (mcp-atlassian's `fields` default) would differ run to run without this
         env["PYTHONHASHSEED"] = "0"
-    env.update(srv.get("env") or {})
+    env.update({k: v.replace("{home}", str(home)) for k, v in (srv.get("env") or {}).items()})
     tmp = out.with_suffix(".tmp")
     cmd = [binary, "capture", "--quiet", "--timeout", CAPTURE_TIMEOUT, "-o", str(tmp), "--"] + argv
     try:

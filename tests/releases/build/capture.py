@@ -32,6 +32,7 @@ and spot of the set gets it; otherwise the sha256-alternating dev/holdout rule b
 """
 import argparse
 import concurrent.futures as cf
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -40,6 +41,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import urllib.request
 from pathlib import Path
 
@@ -203,7 +205,20 @@ def capture(binary, work, srv, version, recapture=False):
     if out.exists() and not recapture:
         return None
     out.parent.mkdir(parents=True, exist_ok=True)
-    home = work / "home" / f"{slug}@{version}"
+    # a server whose tool descriptions quote its working directory gets the same scratch
+    # path for every version ("fixed_home": true), so the path is no fake change between
+    # versions; its captures then run one at a time
+    fixed = bool(srv.get("fixed_home"))
+    home = work / "home" / (slug if fixed else f"{slug}@{version}")
+    with (_HOME_LOCKS.setdefault(slug, threading.Lock()) if fixed else contextlib.nullcontext()):
+        return _capture_in(binary, srv, version, out, home, work)
+
+
+_HOME_LOCKS = {}
+
+
+def _capture_in(binary, srv, version, out, home, work):
+    slug = srv["slug"]
     if home.exists():
         shutil.rmtree(home)
     home.mkdir(parents=True)

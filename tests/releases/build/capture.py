@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""Rebuild the release data set in tests/releases/.
+"""Rebuild a release data set: tests/releases/ (default) or another set folder (--set).
 
-For every server and version listed in build/servers.in.json: install that exact
+For every server and version listed in <set>/build/servers.in.json: install that exact
 version in its own prefix (npm) or venv (PyPI) under a scratch directory, start it
-with `mcp-drift capture`, and write captures/<slug>/<version>.json. Then write
-servers.json, pairs.json and (through build/spots.py) spots.json.
+with `mcp-drift capture`, and write <set>/captures/<slug>/<version>.json. Then write
+<set>/servers.json, pairs.json and (through build/spots.py) spots.json.
 
 Usage:
     MCP_DRIFT=/path/to/mcp-drift python3 tests/releases/build/capture.py [--work DIR]
-        [--only SLUG ...] [--jobs N] [--no-capture] [--recapture]
+        [--set DIR] [--only SLUG ...] [--jobs N] [--no-capture] [--recapture]
 
+  --set DIR      the data set folder (default: tests/releases, the folder above this
+                 script). Its inputs and kept state are in DIR/build/ (servers.in.json,
+                 skipped.json, released.json, locks/); the scripts stay here. E.g.
+                 `--set tests/releases/fresh`
   --work DIR     scratch directory for installs (default /tmp/releases-work)
   --only SLUG    only install/capture these servers (the index files are rebuilt
                  from every capture on disk anyway)
@@ -22,9 +26,13 @@ Python dependencies are resolved as of the release: `pip install PKG==VER
 installs into each venv first). npm has no working equivalent here, so npm
 dependencies float within the package's semver ranges; the resolved versions of
 each package's direct dependencies are written to build/locks/.
+
+Split: if servers.in.json has a top-level "split" (e.g. "fresh"), every server, pair
+and spot of the set gets it; otherwise the sha256-alternating dev/holdout rule below.
 """
 import argparse
 import concurrent.futures as cf
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -33,13 +41,23 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import urllib.request
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent  # tests/releases
+HERE = Path(__file__).resolve().parent  # the scripts
+ROOT = HERE.parent  # the set folder: tests/releases unless --set
+BUILD = HERE  # the set's inputs and kept state: ROOT/build
 CAPTURES = ROOT / "captures"
-LOCKS = HERE / "locks"
+LOCKS = BUILD / "locks"
+
+
+def use_set(d):
+    global ROOT, BUILD, CAPTURES, LOCKS
+    ROOT = Path(d).resolve()
+    BUILD = ROOT / "build"
+    CAPTURES = ROOT / "captures"
+    LOCKS = BUILD / "locks"
 CAPTURE_TIMEOUT = "60s"
 HARD_TIMEOUT = 180  # seconds, whole capture process
 
@@ -187,7 +205,20 @@ def capture(binary, work, srv, version, recapture=False):
     if out.exists() and not recapture:
         return None
     out.parent.mkdir(parents=True, exist_ok=True)
-    home = work / "home" / f"{slug}@{version}"
+    # a server whose tool descriptions quote its working directory gets the same scratch
+    # path for every version ("fixed_home": true), so the path is no fake change between
+    # versions; its captures then run one at a time
+    fixed = bool(srv.get("fixed_home"))
+    home = work / "home" / (slug if fixed else f"{slug}@{version}")
+    with (_HOME_LOCKS.setdefault(slug, threading.Lock()) if fixed else contextlib.nullcontext()):
+        return _capture_in(binary, srv, version, out, home, work)
+
+
+_HOME_LOCKS = {}
+
+
+def _capture_in(binary, srv, version, out, home, work):
+    slug = srv["slug"]
     if home.exists():
         shutil.rmtree(home)
     home.mkdir(parents=True)
@@ -209,7 +240,7 @@ def capture(binary, work, srv, version, recapture=False):
         # Python's str hashing is salted per process; a server that builds a schema from a
         # set (mcp-atlassian's `fields` default) would differ run to run without this
         env["PYTHONHASHSEED"] = "0"
-    env.update(srv.get("env") or {})
+    env.update({k: v.replace("{home}", str(home)) for k, v in (srv.get("env") or {}).items()})
     tmp = out.with_suffix(".tmp")
     cmd = [binary, "capture", "--quiet", "--timeout", CAPTURE_TIMEOUT, "-o", str(tmp), "--"] + argv
     try:
@@ -230,7 +261,7 @@ def capture(binary, work, srv, version, recapture=False):
 
 
 # ---------------------------------------------------------------- index files
-def build_indexes(servers, skipped, released):
+def build_indexes(servers, skipped, released, fixed_split=None):
     srv_out, pairs = [], []
     for srv in servers:
         slug = srv["slug"]
@@ -257,7 +288,7 @@ def build_indexes(servers, skipped, released):
         })
     # split: by sha256 of the slug, alternating, independent of content
     order = sorted((s["slug"] for s in srv_out), key=lambda s: hashlib.sha256(s.encode()).hexdigest())
-    split = {s: ("dev" if i % 2 == 0 else "holdout") for i, s in enumerate(order)}
+    split = {s: (fixed_split or ("dev" if i % 2 == 0 else "holdout")) for i, s in enumerate(order)}
     for s in srv_out:
         s["split"] = split[s["slug"]]
         vs = s["versions"]
@@ -285,21 +316,24 @@ def main():
     global WORK
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", default="/tmp/releases-work")
+    ap.add_argument("--set", dest="set_dir", help="data set folder (default: tests/releases)")
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--no-capture", action="store_true")
     ap.add_argument("--recapture", action="store_true")
     args = ap.parse_args()
     WORK = Path(args.work)
+    if args.set_dir:
+        use_set(args.set_dir)
     binary = os.environ.get("MCP_DRIFT", "")
-    cfg = json.loads((HERE / "servers.in.json").read_text())
+    cfg = json.loads((BUILD / "servers.in.json").read_text())
     servers = cfg["servers"]
     for s in servers:
         s["slug"] = slug_of(s["registry"], s["package"])
 
-    skipped_file = HERE / "skipped.json"  # why a version has no capture (kept from earlier runs)
+    skipped_file = BUILD / "skipped.json"  # why a version has no capture (kept from earlier runs)
     skipped = {k: [tuple(x) for x in v] for k, v in json.loads(skipped_file.read_text()).items()} if skipped_file.exists() else {}
-    released_file = HERE / "released.json"
+    released_file = BUILD / "released.json"
     released = json.loads(released_file.read_text()) if released_file.exists() else {}
 
     todo = [s for s in servers if not args.only or s["slug"] in args.only or s["package"] in args.only]
@@ -355,7 +389,7 @@ def main():
             skipped[s["slug"]].sort(key=lambda x: order[x[0]])
         skipped_file.write_text(json.dumps(skipped, indent=2) + "\n")
         released_file.write_text(json.dumps(released, indent=2) + "\n")
-    build_indexes(servers, skipped, released)
+    build_indexes(servers, skipped, released, cfg.get("split"))
 
 
 if __name__ == "__main__":

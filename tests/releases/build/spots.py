@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Neutral structural diff of two tools/list captures (independent of mcp-drift).
 
-Usage: python3 spots.py [RELEASES_DIR]   (default: the folder above this script)
+Usage: python3 spots.py [--set DIR | DIR]   (default: the folder above this script,
+       tests/releases; e.g. `--set tests/releases/fresh`)
 Reads pairs.json, writes spots.json: for every non-identical pair, a list of spots.
 
 Rules:
@@ -69,7 +70,10 @@ def diff(old_doc, new_doc):
 
 
 def main():
-    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent
+    args = sys.argv[1:]
+    if args[:1] == ["--set"]:
+        args = args[1:]
+    root = Path(args[0]) if args else Path(__file__).resolve().parent.parent
     pairs = json.loads((root / "pairs.json").read_text())
     result = []
     for pr in pairs:

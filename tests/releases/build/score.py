@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Scores mcp-drift on the release pairs against the blind labels (issue #31).
 
-Usage: score.py BINARY [--split dev|holdout|all] [--show]
+Usage: score.py BINARY [--split dev|holdout|all] [--show] [--set DIR]
+
+`--set DIR` scores another set of the same layout (e.g. tests/releases-fresh); default tests/releases.
 
 For every pair of consecutive versions (pairs.json) it runs `BINARY diff OLD NEW --format json` (the
 default gate: exit 1 when a finding is an error) and compares with the labels in labels/*.json
@@ -30,6 +32,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+if "--set" in sys.argv:
+    ROOT = os.path.abspath(sys.argv[sys.argv.index("--set") + 1])
 
 
 def parameter(p):

@@ -65,7 +65,7 @@ fn the_gate_on_real_releases_does_not_regress() {
     let (dev, holdout) = (&gates["dev"], &gates["holdout"]);
     assert_eq!((dev.clean, dev.blocking), (44, 5), "the labelled set changed: {dev:?}");
     assert_eq!((holdout.clean, holdout.blocking), (33, 11), "the labelled set changed: {holdout:?}");
-    // Measured at freeze (README, "How well it works"): dev 0 of 44 clean pairs fail, 2 of 5
+    // Measured at freeze (docs/accuracy.md, "Meaning drift on real releases"): dev 0 of 44 clean pairs fail, 2 of 5
     // blocking pairs pass; holdout 2 of 33 and 3 of 11.
     assert!(dev.clean_failed == 0 && dev.blocking_passed <= 2, "dev: {dev:?}");
     assert!(holdout.clean_failed <= 2 && holdout.blocking_passed <= 3, "holdout: {holdout:?}");

@@ -1,7 +1,7 @@
 //! Inputs are bounded: only regular files and directories are read, each file (and standard input,
 //! and every git blob) up to `--max-input-bytes`, configuration and baseline files up to 16 MiB. A
 //! snapshot, configuration, baseline or lock that is `/dev/zero`, a FIFO without a writer or a 2 GiB
-//! sparse file is exit 2 with one clear line, decided from metadata (timings: see the README). The
+//! sparse file is exit 2 with one clear line, decided from metadata (timings: see docs/performance.md). The
 //! timeout is only a safety net: before this, such inputs blocked or read without end.
 
 use std::path::Path;

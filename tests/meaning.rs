@@ -86,7 +86,7 @@ impl BySeverity {
 }
 
 /// The held-out figures of the current classifier. The clean held-out measurement was 0.842 / 0.776 /
-/// 37% (README, "Meaning drift"); two bugs seen in held-out items were fixed after it (template
+/// 37% (docs/accuracy.md); two bugs seen in held-out items were fixed after it (template
 /// placeholders and UUIDs read as facts), which makes today's 0.891 / 0.776 / 24% no longer a held-out
 /// figure. Both are below the bar issue #14 sets (0.95, 0.90, 5%); this test keeps them from getting
 /// worse while that work goes on.

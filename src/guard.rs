@@ -23,6 +23,7 @@ pub mod check;
 mod process;
 mod proxy;
 pub mod reply;
+mod upstream;
 pub mod wire;
 
 use std::ffi::OsString;
@@ -99,9 +100,19 @@ pub struct Options {
     /// Replace a result whose `structuredContent` the locked `outputSchema` rejects with an `isError`
     /// result saying why (else it is only noticed and audited).
     pub enforce_results: bool,
-    /// The server's program and arguments.
-    pub command: Vec<OsString>,
+    /// The server: a program to start, or a streamable HTTP endpoint.
+    pub server: Upstream,
     pub bounds: Bounds,
+}
+
+/// The guarded server.
+#[derive(Clone, Debug)]
+pub enum Upstream {
+    /// A stdio server: its program and arguments.
+    Command(Vec<OsString>),
+    /// A streamable HTTP server: its URL and the headers sent with every request (name, value; the
+    /// values are never printed).
+    Url { url: String, headers: Vec<(String, String)> },
 }
 
 /// Reads the lock, opens the audit log, starts the server and proxies until the session ends.
@@ -130,11 +141,22 @@ pub fn run(
     };
     let audit = append(&options.audit)?;
     let record = append(&options.record)?;
-    let (server, server_in, server_out) = process::spawn(&options.command)?;
+    let (peer, server_in, server_out): (process::Peer, Box<dyn Write + Send>, Box<dyn Read + Send>) =
+        match &options.server {
+            Upstream::Command(command) => {
+                let (server, stdin, stdout) = process::spawn(command)?;
+                (process::Peer::Process(server), Box::new(stdin), Box::new(stdout))
+            }
+            Upstream::Url { url, headers } => {
+                let (writer, reader, handle) =
+                    upstream::connect(url, headers.clone(), options.bounds.max_message_bytes, options.bounds.timeout);
+                (process::Peer::Http(handle), Box::new(writer), Box::new(reader))
+            }
+        };
     let mut shared =
         proxy::Shared::new(lock, options.policy, options.bounds, audit, server_in, Box::new(client_out), notice);
     shared.record_to(record);
     shared.recheck(options.recheck);
     shared.enforce_results(options.enforce_results);
-    Ok(proxy::run(shared, server, server_out, client_in))
+    Ok(proxy::run(shared, peer, server_out, client_in))
 }

@@ -179,8 +179,18 @@ struct GuardArgs {
     /// The longest message read from the client or the server (e.g. 64MiB).
     #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "64MiB")]
     max_message_bytes: u64,
-    /// The server's command line.
-    #[arg(last = true, required = true, value_name = "CMD")]
+    /// A streamable HTTP server to guard instead of starting one: its MCP endpoint. No redirect is
+    /// followed.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    url: Option<String>,
+    /// An HTTP header for every request to --url (repeatable). Its value is never printed.
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    headers: Vec<String>,
+    /// An HTTP header whose value is read from the environment variable ENVVAR (repeatable).
+    #[arg(long = "header-env", value_name = "NAME=ENVVAR", requires = "url")]
+    header_env: Vec<String>,
+    /// The server's command line (a stdio server), unless --url is given.
+    #[arg(last = true, required_unless_present = "url", value_name = "CMD")]
     command: Vec<std::ffi::OsString>,
 }
 
@@ -663,6 +673,21 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
         timeout: args.timeout,
         ..mcp_drift::guard::Bounds::default()
     };
+    let server = match args.url {
+        Some(url) => {
+            mcp_drift::capture::plan::check_url(&url)?;
+            let mut headers = args
+                .headers
+                .iter()
+                .map(|h| mcp_drift::capture::plan::parse_header(h))
+                .collect::<Result<Vec<_>, _>>()?;
+            for spec in &args.header_env {
+                headers.push(mcp_drift::capture::plan::parse_header_env(spec, |k| std::env::var(k).ok())?);
+            }
+            mcp_drift::guard::Upstream::Url { url, headers }
+        }
+        None => mcp_drift::guard::Upstream::Command(args.command),
+    };
     let options = mcp_drift::guard::Options {
         lock: args.lock,
         audit: args.audit,
@@ -673,7 +698,7 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
             RecheckArg::EveryCall => mcp_drift::guard::Recheck::EveryCall,
             RecheckArg::OnNotify => mcp_drift::guard::Recheck::OnNotify,
         },
-        command: args.command,
+        server,
         bounds,
     };
     let notice: mcp_drift::guard::Notice =

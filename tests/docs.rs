@@ -41,6 +41,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+/// How an option's value is replaced before the command runs: (value, move into the temporary directory).
+type Replace = fn(&str, &dyn Fn(&str) -> String) -> String;
 /// Commands in skipped blocks allowed in all pages together.
 const MAX_SKIPS: usize = 3;
 const SKIP_MARKER: &str = "<!-- docs-test: skip (";
@@ -106,7 +108,6 @@ fn scan(text: &str) -> (Vec<Line<'_>>, Vec<Block>) {
             (Some(marker), Some((m, info))) if m.starts_with(marker.as_str()) && info.is_empty() => {
                 open = None;
                 last_text = "";
-                continue;
             }
             (Some(_), _) => lines.push(Line { number: i + 1, text: l, block: Some(blocks.len() - 1) }),
             (None, None) => {
@@ -235,7 +236,11 @@ fn every_relative_link_and_anchor_resolves() {
             if let Some(anchor) = anchor {
                 let is_markdown = full.extension().is_some_and(|x| x == "md");
                 if !is_markdown || !anchors(&read(&file)).contains(anchor) {
-                    broken.push(format!("{}:{line}: `{target}`: no heading `#{anchor}` in {}", page.display(), file.display()));
+                    broken.push(format!(
+                        "{}:{line}: `{target}`: no heading `#{anchor}` in {}",
+                        page.display(),
+                        file.display()
+                    ));
                 }
             }
         }
@@ -273,7 +278,9 @@ fn shell_segments(line: &str) -> Vec<Vec<String>> {
                 while let Some(q) = chars.next() {
                     match q {
                         '"' => break,
-                        '\\' if matches!(chars.peek(), Some('"' | '\\' | '$' | '`')) => word.push(chars.next().unwrap()),
+                        '\\' if matches!(chars.peek(), Some('"' | '\\' | '$' | '`')) => {
+                            word.push(chars.next().unwrap());
+                        }
                         _ => word.push(q),
                     }
                 }
@@ -387,7 +394,7 @@ fn contained(args: &[String], tmp: &Path) -> Vec<String> {
             Some((f, v)) if f.starts_with("--") => (f, Some(v)),
             _ => (a.as_str(), None),
         };
-        let replace: Option<fn(&str, &dyn Fn(&str) -> String) -> String> = match flag {
+        let replace: Option<Replace> = match flag {
             "-o" | "--output" | "--per-tool" | "--audit" | "--record" => Some(|v, moved| moved(v)),
             "--url" => Some(|_, _| "http://127.0.0.1:9/mcp".into()),
             _ => None,
@@ -407,7 +414,10 @@ fn contained(args: &[String], tmp: &Path) -> Vec<String> {
     let sub = args.first().map(String::as_str);
     let mut extra = Vec::new();
     if matches!(sub, Some("lock" | "baseline")) && !has("--output") {
-        extra.extend(["--output".to_owned(), moved(if sub == Some("lock") { "mcp-tools.lock" } else { "baseline.json" })]);
+        extra.extend([
+            "--output".to_owned(),
+            moved(if sub == Some("lock") { "mcp-tools.lock" } else { "baseline.json" }),
+        ]);
     }
     if sub == Some("verify") && has("--update") && !has("--lock") {
         extra.extend(["--lock".to_owned(), moved("mcp-tools.lock")]);
@@ -440,7 +450,7 @@ fn every_shown_command_parses() {
                 .args(&args)
                 .env_remove("GITHUB_REPOSITORY")
                 .write_stdin("")
-                .timeout(Duration::from_secs(60))
+                .timeout(Duration::from_mins(1))
                 .output()
                 .unwrap();
             run += 1;
@@ -453,7 +463,9 @@ fn every_shown_command_parses() {
                     stderr.lines().take(4).collect::<Vec<_>>().join("\n")
                 )),
                 Some(_) => {}
-                None => rejected.push(format!("{}: mcp-drift {}: timed out or killed", shown.place, shown.args.join(" "))),
+                None => {
+                    rejected.push(format!("{}: mcp-drift {}: timed out or killed", shown.place, shown.args.join(" ")));
+                }
             }
         }
     }
@@ -474,7 +486,8 @@ fn shell_words_are_read_as_a_shell_reads_them() {
         vec![vec!["mcp-drift", "diff", "a.json", "b c.json", "--format", "json"], vec!["status=$?"]]
     );
     assert_eq!(s("echo \"exit code $?\""), vec![vec!["echo", "exit code $?"]]);
-    let args: Vec<String> = ["capture", "-o", "tools.json", "--url", "http://x/mcp", "--", "node", "i.js"].map(String::from).into();
+    let args: Vec<String> =
+        ["capture", "-o", "tools.json", "--url", "http://x/mcp", "--", "node", "i.js"].map(String::from).into();
     let out = contained(&args, Path::new("/t"));
     assert_eq!(out, ["capture", "-o", "/t/tools.json", "--url", "http://127.0.0.1:9/mcp", "--", NO_SERVER]);
     let out = contained(&["lock".to_owned(), "s.json".to_owned()], Path::new("/t"));

@@ -132,7 +132,7 @@ fn actions_are_pinned_by_commit() {
 fn readme_install_leads_with_what_works_today() {
     let readme = read("README.md");
     let section = &readme[readme.find("\n## Install\n").unwrap()..];
-    let section = &section[..section[1..].find("\n## ").unwrap() + 1];
+    let section = &section[..=section[1..].find("\n## ").unwrap()];
     let first = &section[section.find("```sh\n").unwrap() + 6..];
     let first = &first[..first.find("```").unwrap()];
     assert!(first.lines().any(|l| l == "cargo install --locked --path ."), "{first}");

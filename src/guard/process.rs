@@ -112,3 +112,27 @@ fn code(status: ExitStatus) -> i32 {
     }
     status.code().unwrap_or(1)
 }
+
+/// What the guard stops when the session ends: the server's process, or its HTTP session.
+pub enum Peer {
+    Process(Server),
+    Http(super::upstream::Handle),
+}
+
+impl Peer {
+    /// Whether the server has gone (an HTTP server is never seen exiting: its stream ends instead).
+    pub fn exited(&mut self) -> bool {
+        match self {
+            Peer::Process(s) => s.exited(),
+            Peer::Http(_) => false,
+        }
+    }
+
+    /// Stops it; the exit code the guard reports (an HTTP session: 0, or 1 after a failed request).
+    pub fn finish(self, grace: Duration) -> i32 {
+        match self {
+            Peer::Process(s) => s.finish(grace),
+            Peer::Http(h) => h.finish(),
+        }
+    }
+}

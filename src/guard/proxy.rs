@@ -21,7 +21,6 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{Read, Write};
-use std::process::ChildStdin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -108,7 +107,7 @@ struct State {
 
 pub(super) struct Shared {
     state: Mutex<State>,
-    server_in: Mutex<Option<ChildStdin>>,
+    server_in: Mutex<Option<Box<dyn Write + Send>>>,
     client_out: Mutex<Box<dyn Write + Send>>,
     audit: Option<Mutex<std::fs::File>>,
     /// `--record`: every message read from the client and written to it, one line each.
@@ -140,7 +139,7 @@ impl Shared {
         policy: Policy,
         bounds: Bounds,
         audit: Option<std::fs::File>,
-        server_in: ChildStdin,
+        server_in: Box<dyn Write + Send>,
         client_out: Box<dyn Write + Send>,
         notice: Notice,
     ) -> Shared {
@@ -773,8 +772,8 @@ fn server_loop(shared: &Shared, output: impl Read) {
 /// Runs the session until either side closes; returns the server's exit code.
 pub(super) fn run(
     shared: Shared,
-    mut server: super::process::Server,
-    server_out: std::process::ChildStdout,
+    mut server: super::process::Peer,
+    server_out: impl Read + Send + 'static,
     client_in: impl Read + Send + 'static,
 ) -> i32 {
     let shared = Arc::new(shared);

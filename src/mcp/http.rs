@@ -34,13 +34,8 @@ impl Http {
     /// A session with the server at `url`, sending `headers` (name, value) on every request.
     #[must_use]
     pub fn new(url: &str, headers: Vec<(String, String)>, limits: Limits) -> Http {
-        let config = ureq::Agent::config_builder()
-            .max_redirects(0)
-            .http_status_as_error(false)
-            .user_agent(concat!("mcp-drift/", env!("CARGO_PKG_VERSION")))
-            .build();
         Http {
-            agent: config.new_agent(),
+            agent: agent(),
             url: url.to_owned(),
             headers,
             session_id: None,
@@ -87,7 +82,7 @@ impl Http {
             });
         }
         if let Some(id) = response.headers().get("mcp-session-id") {
-            let id = id.to_str().ok().filter(|s| s.len() <= 1024 && s.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+            let id = id.to_str().ok().filter(|s| valid_session_id(s));
             let Some(id) = id else {
                 return Err(Failure::Protocol {
                     step: step.to_owned(),
@@ -207,6 +202,42 @@ impl Transport for Http {
             let _ = request.header("mcp-session-id", id.as_str()).call();
         }
     }
+}
+
+/// The one HTTP client configuration of the crate (`capture --url`, `guard --url`): no redirect is
+/// followed, a status is an answer (not an error), and the user agent names mcp-drift.
+pub(crate) fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .max_redirects(0)
+        .http_status_as_error(false)
+        .user_agent(concat!("mcp-drift/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .new_agent()
+}
+
+/// An `Mcp-Session-Id` as the specification allows it: 1 to 1024 visible ASCII characters.
+pub(crate) fn valid_session_id(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 1024 && s.bytes().all(|b| (0x21..=0x7e).contains(&b))
+}
+
+/// A ureq error in one line with no address or header in it.
+pub(crate) fn describe(e: &ureq::Error) -> String {
+    match e {
+        ureq::Error::Timeout(_) => "timed out".to_owned(),
+        ureq::Error::BodyExceedsLimit(n) => format!("a body over {n} bytes"),
+        ureq::Error::Io(io) => crate::text::line(&io.kind().to_string()),
+        ureq::Error::ConnectionFailed => "the connection failed".to_owned(),
+        _ => "an HTTP error".to_owned(),
+    }
+}
+
+/// The next message event of an SSE stream, or `None` at its end; an event over `max` bytes or a read
+/// error ends the stream with a one-line reason.
+pub(crate) fn read_sse_event(stream: &mut impl BufRead, max: usize) -> Result<Option<Vec<u8>>, String> {
+    read_event(stream, max).map_err(|e| match e {
+        Event::TooLarge => format!("an event of its SSE stream is over {max} bytes"),
+        Event::Io(e) => format!("its SSE stream broke: {}", crate::text::line(&e.kind().to_string())),
+    })
 }
 
 enum Event {

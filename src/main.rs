@@ -179,6 +179,10 @@ struct GuardArgs {
     /// The longest message read from the client or the server (e.g. 64MiB).
     #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "64MiB")]
     max_message_bytes: u64,
+    /// Serve the client over streamable HTTP at this loopback address (`127.0.0.1:PORT`, endpoint
+    /// `/mcp`) instead of standard input and output; the session ends with the client's DELETE.
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<std::net::SocketAddr>,
     /// A streamable HTTP server to guard instead of starting one: its MCP endpoint. No redirect is
     /// followed.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
@@ -673,6 +677,7 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
         timeout: args.timeout,
         ..mcp_drift::guard::Bounds::default()
     };
+    let listen = args.listen;
     let server = match args.url {
         Some(url) => {
             mcp_drift::capture::plan::check_url(&url)?;
@@ -703,7 +708,15 @@ fn guard_command(args: GuardArgs) -> Result<ExitCode, mcp_drift::Error> {
     };
     let notice: mcp_drift::guard::Notice =
         std::sync::Arc::new(|s: &str| say(&format!("mcp-drift guard: {}", neutral(&s))));
-    let code = mcp_drift::guard::run(options, std::io::stdin(), std::io::stdout(), notice)?;
+    let code = match listen {
+        Some(addr) => {
+            let (client_in, client_out, bound) =
+                mcp_drift::guard::listen::bind(addr, options.bounds.max_message_bytes)?;
+            notice(&format!("listening on http://{bound}/mcp"));
+            mcp_drift::guard::run(options, client_in, client_out, notice)?
+        }
+        None => mcp_drift::guard::run(options, std::io::stdin(), std::io::stdout(), notice)?,
+    };
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
 

@@ -241,3 +241,136 @@ fn url_and_a_command_are_exclusive() {
     let out = Command::new(bin()).args(["guard", "--header", "a: b", "--", "true"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `guard --listen`: the official Python SDK's streamable HTTP client talks to the guard, which runs
+/// the drift server over stdio. A silent switch is refused before the call; the server's own log shows
+/// only the call made under the locked contract; the session ends with the client's DELETE, and the
+/// guard with it.
+#[test]
+fn listen_serves_the_official_http_client_and_refuses_silent_drift() {
+    let Some(s) = servers::find() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let revision = dir.path().join("revision");
+    let log = dir.path().join("calls.log");
+    std::fs::write(&revision, "A\n").unwrap();
+    let drift = [s.python.to_str().unwrap().to_owned(), s.drift.to_str().unwrap().to_owned()];
+    let out = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["capture", "-o", "list.json", "--quiet", "--"])
+        .args(&drift)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(Command::new(bin()).current_dir(dir.path()).args(["lock", "list.json"]).output().unwrap().status.success());
+    let port = servers::free_port();
+    let mut guard = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["guard", "--listen", &format!("127.0.0.1:{port}"), "--"])
+        .args(&drift)
+        .env("DRIFT_REVISION_FILE", &revision)
+        .env("DRIFT_LOG", &log)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + WAIT;
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "the guard did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let script = r#"
+import asyncio, sys
+from mcp import ClientSession
+from mcp.client.streamable_http import streamablehttp_client
+async def main():
+    async with streamablehttp_client(sys.argv[1]) as (r, w, _):
+        async with ClientSession(r, w) as s:
+            await s.initialize()
+            tools = await s.list_tools()
+            a = await s.call_tool("search", {"query": "before"})
+            open(sys.argv[2], "w").write("B\n")
+            b = await s.call_tool("search", {"query": "after", "q": "after"})
+            print("tools", len(tools.tools), "a", a.isError, "b", b.isError, (b.structuredContent or {}).get("error_code"))
+asyncio.run(main())
+"#;
+    let out = Command::new(&s.python)
+        .arg("-c")
+        .arg(script)
+        .arg(format!("http://127.0.0.1:{port}/mcp"))
+        .arg(&revision)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("tools 4 a False b True STALE_TOOL_SCHEMA"), "{stdout}");
+    let logged = calls_logged(&log);
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert_eq!(logged[0]["arguments"]["query"], "before", "the drifted call ran: {logged:?}");
+    // The client's DELETE ended the session: the guard exits on its own.
+    let ended = (0..200).any(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        guard.try_wait().ok().flatten().is_some()
+    });
+    if !ended {
+        let _ = guard.kill();
+    }
+    assert!(ended, "the guard did not end with the session");
+}
+
+/// One raw HTTP/1.1 exchange with `--listen`.
+fn exchange(port: u16, request: &str) -> String {
+    use std::io::Read;
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut buf = [0u8; 4096];
+    let n = stream.read(&mut buf).unwrap_or(0);
+    String::from_utf8_lossy(&buf[..n]).into_owned()
+}
+
+/// What `--listen` refuses before anything reaches the judging core: a non-loopback address (exit 2),
+/// a request from a web page's origin (DNS rebinding: 403), a body with a raw CR inside a string (the
+/// line a reader could split in two: 400), a first message that is not `initialize`, a later one
+/// without the session id.
+#[test]
+fn listen_refuses_what_it_cannot_judge_exactly() {
+    let out = Command::new(bin()).args(["guard", "--listen", "0.0.0.0:0", "--", "true"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    let Some(s) = servers::find() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("list.json"), json!({"tools": []}).to_string()).unwrap();
+    assert!(Command::new(bin()).current_dir(dir.path()).args(["lock", "list.json"]).output().unwrap().status.success());
+    let port = servers::free_port();
+    let mut guard = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["guard", "--listen", &format!("127.0.0.1:{port}"), "--"])
+        .args(s.drift_stdio())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let request = |extra: &str, body: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    assert!(exchange(port, &request("Origin: https://evil.example\r\n", list)).starts_with("HTTP/1.1 403"));
+    assert!(exchange(port, &request("", list)).starts_with("HTTP/1.1 400"), "not initialize first");
+    let hidden =
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":{\"a\":\"\r{\\\"jsonrpc\\\":\\\"2.0\\\"}\"}}";
+    assert!(exchange(port, &request("", hidden)).starts_with("HTTP/1.1 400"));
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let answer = exchange(port, &request("", init));
+    assert!(answer.starts_with("HTTP/1.1 200") && answer.to_ascii_lowercase().contains("mcp-session-id:"), "{answer}");
+    assert!(exchange(port, &request("", list)).starts_with("HTTP/1.1 400"), "no session id");
+    assert!(exchange(port, &request("Mcp-Session-Id: wrong\r\n", list)).starts_with("HTTP/1.1 404"));
+    let _ = guard.kill();
+    let _ = guard.wait();
+}

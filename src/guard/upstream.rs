@@ -59,7 +59,7 @@ pub struct Writer {
     partial: Vec<u8>,
 }
 
-/// The reader half: the server's messages, one line each.
+/// The reader half: the server's messages, one line each (also the HTTP listener's client side).
 pub struct Reader {
     rx: Receiver<Vec<u8>>,
     current: Vec<u8>,
@@ -128,6 +128,13 @@ impl Write for Writer {
 
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
+    }
+}
+
+impl Reader {
+    /// Lines as they arrive on `rx`; the end of input when every sender is gone.
+    pub(super) fn new(rx: Receiver<Vec<u8>>) -> Reader {
+        Reader { rx, current: Vec::new(), at: 0 }
     }
 }
 

@@ -23,8 +23,10 @@ use crate::load::span::pointer_tokens;
 use crate::load::{FileId, Snapshot, Sources, Tool, escape};
 
 mod consequence;
+mod counts;
 mod defaults;
 mod evidence;
+mod named;
 mod prose;
 
 pub use crate::names::authority::{authority_word, parameter_authority};

@@ -105,19 +105,36 @@ fn a_degenerate_rejected_set_is_a_warning_with_its_witness() {
 
 #[test]
 fn the_degenerate_test_is_exact() {
+    // Rejects one-character strings too: nothing is lowered.
     for (old, new) in [
-        // Rejects one-character strings too.
         (json!({"type": "string"}), json!({"type": "string", "minLength": 2})),
         (json!({"type": "string", "minLength": 1}), json!({"type": "string", "minLength": 2})),
-        // Something else changed at the same place: the rejected set is larger than `""`.
-        (json!({"type": "string"}), json!({"type": "string", "minLength": 1, "maxLength": 3})),
-        (json!({"type": "string", "maxLength": 10}), json!({"type": "string", "minLength": 1, "maxLength": 5})),
-        (json!({"type": "array"}), json!({"type": "array", "minItems": 1, "uniqueItems": true})),
     ] {
         let a = diff(&json!({"repo": {"type": "string"}, "p": old}), &json!({"repo": {"type": "string"}, "p": new}));
         let lowered: Vec<&Finding> = a.findings.iter().filter(|f| f.severity_reason.is_some()).collect();
         assert!(lowered.is_empty(), "{old} -> {new}: {lowered:#?}");
         assert!(a.findings.iter().any(|f| f.severity == Severity::Error), "{old} -> {new}: {:#?}", a.findings);
+    }
+    // Something else changed at the same place: that change is its own error with its own witness;
+    // only the `minLength`/`minItems: 1` finding, whose own rejected set is the empty value, is lower.
+    for (old, new, other) in [
+        (json!({"type": "string"}), json!({"type": "string", "minLength": 1, "maxLength": 3}), "maxLength"),
+        (
+            json!({"type": "string", "maxLength": 10}),
+            json!({"type": "string", "minLength": 1, "maxLength": 5}),
+            "maxLength",
+        ),
+        (json!({"type": "array"}), json!({"type": "array", "minItems": 1, "uniqueItems": true}), "uniqueItems"),
+    ] {
+        let a = diff(&json!({"repo": {"type": "string"}, "p": old}), &json!({"repo": {"type": "string"}, "p": new}));
+        for f in a.findings.iter().filter(|f| f.severity_reason.is_some()) {
+            assert!(f.pointer.ends_with("/minLength") || f.pointer.ends_with("/minItems"), "{old} -> {new}: {f:#?}");
+        }
+        assert!(
+            a.findings.iter().any(|f| f.severity == Severity::Error && f.pointer.ends_with(other)),
+            "{old} -> {new}: {:#?}",
+            a.findings
+        );
     }
 }
 
@@ -152,10 +169,11 @@ fn json_keeps_the_verdict_and_adds_the_reason_and_configuration_still_wins() {
 }
 
 /// Closing an input object that already declared its parameters is a warning (a call planned from the
-/// old schema is unaffected), with its witness and reason; closing one that declared nothing stays an
-/// error (every argument an old caller sent was undeclared). The verdict stays incompatible either way.
+/// old schema is unaffected), with its witness and reason; so is closing the arguments of a tool that
+/// takes none (a planned call sends `{}`). Closing a nested free-form object stays an error (every key
+/// an old caller put there was undeclared). The verdict stays incompatible either way.
 #[test]
-fn closing_a_declared_object_is_a_warning_and_an_empty_one_an_error() {
+fn closing_a_declared_object_is_a_warning_and_a_free_form_one_an_error() {
     let tool = |schema: Value| json!({"tools": [{"name": "search", "inputSchema": schema}]}).to_string();
     let declared = json!({"type": "object", "properties": {"q": {"type": "string"}}});
     let mut closed = declared.clone();
@@ -164,11 +182,23 @@ fn closing_a_declared_object_is_a_warning_and_an_empty_one_an_error() {
     let f = a.findings.iter().find(|f| f.rule == RuleId::InputAdditionalPropertiesClosed).expect("a finding");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert!(f.witness.is_some() && f.severity_reason.is_some(), "{f:#?}");
-    let a = mcp_drift::diff_texts(
-        &tool(json!({"type": "object"})),
-        &tool(json!({"type": "object", "additionalProperties": false})),
-    )
-    .unwrap();
+    for none in [json!({"type": "object"}), json!({"type": "object", "properties": {}})] {
+        let mut closed = none.clone();
+        closed["additionalProperties"] = json!(false);
+        let a = mcp_drift::diff_texts(&tool(none), &tool(closed)).unwrap();
+        let f = a.findings.iter().find(|f| f.rule == RuleId::InputAdditionalPropertiesClosed).expect("a finding");
+        assert_eq!(f.severity, Severity::Warning, "{f:#?}");
+        assert!(f.severity_reason.as_ref().is_some_and(|r| r.reason.contains("no parameters")), "{f:#?}");
+        assert!(matches!(a.compatibility["search"].input, mcp_drift::decide::Verdict::Incompatible { .. }));
+    }
+    let free = |closed: bool| {
+        let mut meta = json!({"type": "object"});
+        if closed {
+            meta["additionalProperties"] = json!(false);
+        }
+        json!({"type": "object", "properties": {"q": {"type": "string"}, "metadata": meta}})
+    };
+    let a = mcp_drift::diff_texts(&tool(free(false)), &tool(free(true))).unwrap();
     let f = a.findings.iter().find(|f| f.rule == RuleId::InputAdditionalPropertiesClosed).expect("a finding");
     assert_eq!(f.severity, Severity::Error, "{f:#?}");
 }

@@ -28,7 +28,6 @@ use crate::catalog::Severity;
 use crate::compare::witness::Witness;
 use crate::compare::{Change, ChangeKind, SchemaChange, Side};
 use crate::load::Tool;
-use crate::schema;
 
 /// A severity below the rule's default and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,6 +74,11 @@ pub(super) fn lowered(change: &Change, old_tool: Option<&Tool>, new_tool: Option
     {
         return Some(unpublished());
     }
+    if let (Some(o), Some(n)) = (old_tool, new_tool)
+        && let Some(l) = super::named::lowered(change, o, n)
+    {
+        return Some(l);
+    }
     if let ChangeKind::Schema { side: Side::Input, change: SchemaChange::AdditionalProperties { closed: true } } =
         &change.kind
     {
@@ -106,6 +110,11 @@ pub(super) fn lowered(change: &Change, old_tool: Option<&Tool>, new_tool: Option
             reason: SeverityReason { severity: Severity::Info, reason },
         });
     }
+    if old.is_none()
+        && let Some(l) = super::counts::lowered(change, keyword, new, old_tool?)
+    {
+        return Some(l);
+    }
     let (empty, what) = match keyword.as_str() {
         "minLength" => (Value::String(String::new()), "the empty string `\"\"`"),
         "minItems" => (Value::Array(Vec::new()), "the empty array `[]`"),
@@ -116,19 +125,11 @@ pub(super) fn lowered(change: &Change, old_tool: Option<&Tool>, new_tool: Option
     if was != 0.0 || new.as_f64() != Some(1.0) {
         return None;
     }
-    let (old_tool, new_tool) = (old_tool?, new_tool?);
-    let at = |tool: &Tool, ptr: &Option<String>| {
-        let ptr = ptr.as_deref()?;
-        let holder = ptr.strip_suffix(&format!("/{keyword}")).unwrap_or(ptr);
-        tool.value().pointer(holder).and_then(Value::as_object).cloned()
-    };
-    let (a, b) = (at(old_tool, &change.old_ptr)?, at(new_tool, &change.new_ptr)?);
-    if !alone(&a, &b, keyword) || !holds_at_witness(change.witness.as_ref(), &empty) {
+    if !holds_at_witness(change.witness.as_ref(), &empty) {
         return None;
     }
-    let reason = format!(
-        "`{keyword}: 1` is the only validating change at this schema, so the only old value now rejected is {what}"
-    );
+    let reason =
+        format!("`{keyword}: 1` rejects only {what}; any other change at this schema is weighed in its own finding");
     Some(Lowered {
         why: format!(
             "By default reported at `warning`, not `error`: {reason}. Old calls that send it are rejected; it rarely carries \
@@ -146,19 +147,31 @@ pub(super) fn lowered(change: &Change, old_tool: Option<&Tool>, new_tool: Option
 /// planned from the old schema sends declared names only and is unaffected; only a call that sent a
 /// name the schema never declared is now rejected. A `warning` with the witness (measured on the dev
 /// release pairs, issue #31: an SDK upgrade closed 90 schemas of one server at once, none labelled
-/// blocking). An object that declared nothing stays an `error`: every argument an old caller sent was
-/// undeclared.
+/// blocking). The same for a tool's arguments object that declared no parameters at all (a tool that
+/// takes none): a call planned from it sends `{}`, still accepted (17 of 18 blind labels on the fresh
+/// dev pairs: not blocking). A nested object that declared nothing (a free-form `metadata` object)
+/// stays an `error`: every key an old caller put there was undeclared.
 fn closed_beside_declared(change: &Change, old_tool: &Tool) -> Option<Lowered> {
     let ptr = change.old_ptr.as_deref().or(change.new_ptr.as_deref())?;
     let holder = ptr.strip_suffix("/additionalProperties").unwrap_or(ptr);
     let object = old_tool.value().pointer(holder)?.as_object()?;
-    let declared = object.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
-    if !declared || object.contains_key("patternProperties") {
+    if object.contains_key("patternProperties") {
         return None;
     }
-    let reason = "the object already declared its parameters: a call planned from the old schema sends declared names \
-                  only and is unaffected; only a call that sends an undeclared name is now rejected"
-        .to_owned();
+    let properties = object.get("properties");
+    let declared = properties.and_then(Value::as_object).is_some_and(|p| !p.is_empty());
+    let takes_none = holder == "/inputSchema"
+        && properties.is_none_or(|p| p.as_object().is_some_and(Map::is_empty))
+        && object.get("type").and_then(Value::as_str) == Some("object");
+    let reason = if declared {
+        "the object already declared its parameters: a call planned from the old schema sends declared names \
+         only and is unaffected; only a call that sends an undeclared name is now rejected"
+    } else if takes_none {
+        "the tool declared no parameters: a call planned from the old schema sends no arguments and is \
+         unaffected; only a call that sends a name the schema never declared is now rejected"
+    } else {
+        return None;
+    };
     Some(Lowered {
         why: format!(
             "By default reported at `warning`, not `error`: {reason}. A renamed or removed parameter has its own finding."
@@ -167,7 +180,7 @@ fn closed_beside_declared(change: &Change, old_tool: &Tool) -> Option<Lowered> {
             "Check that no caller sends extra names (metadata, parameters only the description mentioned); if one \
                     may, accept and ignore them for a deprecation window before closing the object."
                 .to_owned(),
-        reason: SeverityReason { severity: Severity::Warning, reason },
+        reason: SeverityReason { severity: Severity::Warning, reason: reason.to_owned() },
     })
 }
 
@@ -203,23 +216,14 @@ fn limit(keyword: &str, value: &Value) -> Option<&'static str> {
     FLOATS.iter().find(|(l, _)| *l * sign == f).map(|(_, name)| *name)
 }
 
-/// Whether the two schema objects differ in `keyword` alone, annotations aside, with no reference in
-/// either (what a reference names may differ even where it is written the same).
-fn alone(a: &Map<String, Value>, b: &Map<String, Value>, keyword: &str) -> bool {
-    let strip = |m: &Map<String, Value>| -> Map<String, Value> {
-        m.iter()
-            .filter(|(k, _)| k.as_str() != keyword && !schema::ANNOTATIONS.contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
-    };
-    let (x, y) = (strip(a), strip(b));
-    x == y && !schema::contains_ref(&Value::Object(x))
-}
-
 /// Whether the witness holds `empty` where its rejection points (`at /q: ...`), or is `empty` itself.
 fn holds_at_witness(witness: Option<&Witness>, empty: &Value) -> bool {
     let Some(w) = witness.filter(|w| !w.dropped) else { return false };
-    let at = w.rejected_because.strip_prefix("at ").and_then(|r| r.split_once(": ")).map_or("", |(p, _)| p);
+    // The innermost rejection: a `oneOf` or `anyOf` names its closest branch's rejection last ("at
+    // /d/0: no `oneOf` branch accepts it; the closest, branch 1, rejects it at /d/0/fields: ...").
+    let text = &w.rejected_because;
+    let last = text.rfind(" at /").map(|i| &text[i + 4..]).or_else(|| text.strip_prefix("at "));
+    let at = last.and_then(|r| r.split_once(": ")).map_or("", |(p, _)| p);
     w.instance.pointer(at) == Some(empty)
 }
 
@@ -285,16 +289,5 @@ mod tests {
         ] {
             assert_eq!(limit(k, &v), None, "{k}: {v}");
         }
-    }
-
-    #[test]
-    fn alone_means_nothing_else_validating_changed() {
-        let m = |v: Value| v.as_object().unwrap().clone();
-        let old = m(json!({"type": "string", "description": "Query."}));
-        assert!(alone(&old, &m(json!({"type": "string", "minLength": 1, "description": "Search."})), "minLength"));
-        assert!(!alone(&old, &m(json!({"type": "string", "minLength": 1, "maxLength": 9})), "minLength"));
-        assert!(!alone(&old, &m(json!({"type": "string", "minLength": 1, "pattern": "^a"})), "minLength"));
-        let r = m(json!({"$ref": "#/$defs/Q"}));
-        assert!(!alone(&r, &m(json!({"$ref": "#/$defs/Q", "minLength": 1})), "minLength"));
     }
 }

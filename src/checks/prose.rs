@@ -6,7 +6,10 @@
 //! restating it is shown as `info`. Of the facts left, a prose-only change of what a value denotes, a
 //! limit, a unit, a default, a direction, a mapping or a destructive side effect is an `error` (every
 //! old call still validates and now means something else); a fact only added (documentation, an
-//! obligation, a deprecation) is a warning; a fact only dropped or a name mentioned is `info`.
+//! obligation, a deprecation) is a warning; a fact only dropped or a name mentioned is `info`. Two
+//! edits are never an `error` (issue #31, the fresh release pairs): a description written where there
+//! was none (it documents what old calls already got), and a tool description whose first phrase
+//! names the tool's action in other words (a parameter's first phrase still says which value it is).
 
 use serde_json::Value;
 
@@ -25,6 +28,8 @@ pub(super) struct SchemaAt<'c> {
 const GRAVE: &str =
     "Only the prose carries this change: every old call still validates and now asks for something else. ";
 const MINOR: &str = "An old call means what it meant: the edit drops a fact, names a value, restates a rule in other words or adds explanation around an unchanged text; it is shown for review. ";
+const ADDED: &str = "The text was written where there was none: old calls were planned without it, so it documents what they already got; it is shown for review. ";
+const TOOL_HEAD: &str = "The first phrase of a tool description names what the tool does; what a call does is carried by the tool's name, its schema and the facts read from the text, each weighed on its own; it is shown for review. ";
 const RESTATED: &str =
     "The edit restates a schema change at the same place, which has its own finding; it is shown for review. ";
 
@@ -82,7 +87,17 @@ pub(super) fn description_draft(change: &Change, old: &str, new: &str, schema: &
         d.notes.push(format!("edit: {}", verdict.diff));
         return d;
     }
-    let grave = own.iter().any(|c| c.grave);
+    // A description written where there was none (a generator that dropped every description, then
+    // restored them: mongodb-mcp-server 2.1.1 -> 3.0.3) contradicts nothing an old call was planned on:
+    // additive documentation, at most a warning (issue #31).
+    let first_text = old.trim().is_empty();
+    // What a tool description's first phrase names is what the tool does, often as a verb ("Engages in
+    // a conversation" -> "Answer a question": perplexity 0.5.1 -> 0.8.4, labelled harmless): the call's
+    // meaning is carried by the tool's name, its schema and the facts read from the text (a side
+    // effect, a scope, a direction), each weighed on its own. A changed head is grave for a parameter,
+    // where it says which value an argument is ("maximum number of results" -> "page index").
+    let grave_here = |c: &&FactChange| c.grave && !(holder.is_empty() && c.kind == FactKind::Denotes);
+    let grave = !first_text && own.iter().any(grave_here);
     // Nothing an old call does can change: a fact only dropped from the text, a literal named or not.
     let minor = own.iter().all(|c| c.minor && !c.grave);
     let mut d =
@@ -90,6 +105,10 @@ pub(super) fn description_draft(change: &Change, old: &str, new: &str, schema: &
             "consequence",
             if grave {
                 GRAVE
+            } else if first_text {
+                ADDED
+            } else if own.iter().any(|c| c.grave) {
+                TOOL_HEAD
             } else if minor {
                 MINOR
             } else {

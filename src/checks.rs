@@ -28,6 +28,7 @@ mod defaults;
 mod evidence;
 mod named;
 mod prose;
+mod unlikely;
 
 pub use crate::names::authority::{authority_word, parameter_authority};
 use crate::names::is_identifier;
@@ -209,7 +210,7 @@ fn finding(
     let mut first = draft(change, new_tool, schema);
     // A reason only ever lowers: a rule already at or below its severity keeps its own texts.
     let default = first.severity.unwrap_or(first.rule.meta().severity);
-    let lowered = consequence::lowered(change, old_tool, new_tool).filter(|l| l.reason.severity < default);
+    let lowered = consequence::lowered(change, old_tool, new_tool, old).filter(|l| l.reason.severity < default);
     let lowered_rule = first.rule;
     if let Some(l) = &lowered {
         first.severity = Some(l.reason.severity);

@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use crate::catalog::Severity;
 use crate::compare::witness::Witness;
 use crate::compare::{Change, ChangeKind, SchemaChange, Side};
-use crate::load::Tool;
+use crate::load::{Snapshot, Tool};
 
 /// A severity below the rule's default and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,14 +68,19 @@ const FLOATS: &[(f64, &str)] = &[
 ];
 
 /// The lowered severity of `change`, when its schema proves the rejected set harmless or degenerate.
-pub(super) fn lowered(change: &Change, old_tool: Option<&Tool>, new_tool: Option<&Tool>) -> Option<Lowered> {
+pub(super) fn lowered(
+    change: &Change,
+    old_tool: Option<&Tool>,
+    new_tool: Option<&Tool>,
+    old: &Snapshot,
+) -> Option<Lowered> {
     if let ChangeKind::Schema { side: Side::Input, .. } = &change.kind
         && old_tool.is_some_and(|t| declares_nothing(t.value().get("inputSchema")))
     {
         return Some(unpublished());
     }
     if let (Some(o), Some(n)) = (old_tool, new_tool)
-        && let Some(l) = super::named::lowered(change, o, n)
+        && let Some(l) = super::named::lowered(change, o, n).or_else(|| super::unlikely::lowered(change, o, n, old))
     {
         return Some(l);
     }

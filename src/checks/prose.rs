@@ -30,6 +30,7 @@ const GRAVE: &str =
 const MINOR: &str = "An old call means what it meant: the edit drops a fact, names a value, restates a rule in other words or adds explanation around an unchanged text; it is shown for review. ";
 const ADDED: &str = "The text was written where there was none: old calls were planned without it, so it documents what they already got; it is shown for review. ";
 const TOOL_HEAD: &str = "The first phrase of a tool description names what the tool does; what a call does is carried by the tool's name, its schema and the facts read from the text, each weighed on its own; it is shown for review. ";
+const PARAMETER_ACTION: &str = "A destructive action only named in or dropped from a parameter's text documents the value or the tool's own action; what the tool does is in its own description, weighed on its own; it is shown for review. ";
 const RESTATED: &str =
     "The edit restates a schema change at the same place, which has its own finding; it is shown for review. ";
 
@@ -96,7 +97,16 @@ pub(super) fn description_draft(change: &Change, old: &str, new: &str, schema: &
     // meaning is carried by the tool's name, its schema and the facts read from the text (a side
     // effect, a scope, a direction), each weighed on its own. A changed head is grave for a parameter,
     // where it says which value an argument is ("maximum number of results" -> "page index").
-    let grave_here = |c: &&FactChange| c.grave && !(holder.is_empty() && c.kind == FactKind::Denotes);
+    // A destructive action only added to or dropped from a parameter's text ("The commit message",
+    // "Force push, overwrites remote history") documents the value or the tool's own action; the tool
+    // description carries what the tool does (git-mcp-server's regenerations, labelled harmless). A
+    // side effect denied on one side and affirmed on the other stays grave anywhere.
+    let one_sided = |c: &FactChange| c.old.is_none() || c.new.is_none();
+    let grave_here = |c: &&FactChange| {
+        c.grave
+            && !(holder.is_empty() && c.kind == FactKind::Denotes)
+            && !(is_parameter && c.kind == FactKind::SideEffect && one_sided(c))
+    };
     let grave = !first_text && own.iter().any(grave_here);
     // Nothing an old call does can change: a fact only dropped from the text, a literal named or not.
     let minor = own.iter().all(|c| c.minor && !c.grave);
@@ -107,8 +117,10 @@ pub(super) fn description_draft(change: &Change, old: &str, new: &str, schema: &
                 GRAVE
             } else if first_text {
                 ADDED
-            } else if own.iter().any(|c| c.grave) {
+            } else if own.iter().any(|c| c.grave && c.kind == FactKind::Denotes) {
                 TOOL_HEAD
+            } else if own.iter().any(|c| c.grave) {
+                PARAMETER_ACTION
             } else if minor {
                 MINOR
             } else {

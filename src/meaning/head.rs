@@ -5,9 +5,25 @@
 use super::facts::{Reading, Word, clip};
 use super::lexicon::{LIMIT, STOPWORDS};
 
+/// The clause that says what the value or the tool is: the first untagged one, after a short leading
+/// condition ("When true, shows ...", "If set, ...", "For list operation, show only remote branches").
+fn first_clause(r: &Reading) -> Option<usize> {
+    let first = r.words.iter().find(|w| !r.tags.contains(&w.clause))?.clause;
+    let lead: Vec<&Word> = r.words.iter().filter(|w| w.clause == first).collect();
+    let condition = match lead.first().map(|w| w.norm.as_str()) {
+        Some("when" | "if") => lead.len() <= 3,
+        Some("for") => lead.len() <= 4,
+        _ => false,
+    };
+    if condition && let Some(next) = r.words.iter().find(|w| w.clause > first) {
+        return Some(next.clause);
+    }
+    Some(first)
+}
+
 /// The content words of the first clause: what the value or the tool is.
 pub(super) fn head(r: &Reading) -> Vec<String> {
-    let first = r.words.iter().find(|w| !r.tags.contains(&w.clause)).map_or(0, |w| w.clause);
+    let first = first_clause(r).unwrap_or(0);
     r.words
         .iter()
         .skip_while(|w| w.clause < first)
@@ -149,12 +165,8 @@ pub(super) fn count_became_position(old: &[String], new: &[String]) -> bool {
 /// The head noun of the first noun phrase ("the maximum number of results" -> `result`; "page index"
 /// -> `index`; "Lists open alerts" -> `alert`), with the phrase as written.
 pub(super) fn head_noun(r: &Reading) -> Option<(String, String)> {
-    let mut first = r.words.iter().find(|w| !r.tags.contains(&w.clause))?.clause;
     // "When true, shows ...", "If set, ...": the condition is not what the value denotes.
-    let lead: Vec<&Word> = r.words.iter().take_while(|w| w.clause == first).collect();
-    if lead.len() <= 3 && lead.first().is_some_and(|w| matches!(w.norm.as_str(), "when" | "if")) {
-        first = r.words.iter().find(|w| w.clause > first)?.clause;
-    }
+    let first = first_clause(r)?;
     let mut phrase: Vec<&Word> = Vec::new();
     for w in r.words.iter().skip_while(|w| w.clause < first).take_while(|w| w.clause == first) {
         if !phrase.is_empty() && (NP_END.contains(&w.norm.as_str()) || (w.raw.ends_with("ing") && phrase.len() > 1)) {

@@ -241,3 +241,25 @@ fn action_refuses_an_unknown_command() {
     assert_eq!(code, 2, "{log}");
     assert!(summary.is_empty(), "{summary}");
 }
+
+/// With a base, a `config` input cannot hand the pull request's own file to the gate: the default path
+/// spelled out still reads the base's configuration, and any other path is refused (attack 5.4 of the
+/// #33 pass: `config: mcp-drift.toml` beside `base` used the pull request's ignore-all file).
+#[test]
+fn action_with_a_base_reads_the_base_configuration_whatever_config_says() {
+    let r = hostile_pull_request();
+    for config in ["mcp-drift.toml", "./mcp-drift.toml"] {
+        let (code, log, summary) = run_action_in(
+            r.path(),
+            &[("COMMAND", "verify"), ("NEW", "tools.json"), ("BASE", "main"), ("CONFIG", config)],
+        );
+        assert_eq!(code, 1, "{config}: {log}");
+        assert!(summary.contains("input-required-added"), "{config}: {summary}");
+    }
+    std::fs::copy(r.path().join("mcp-drift.toml"), r.path().join("relaxed.toml")).unwrap();
+    let (code, log, _) = run_action_in(
+        r.path(),
+        &[("COMMAND", "verify"), ("NEW", "tools.json"), ("BASE", "main"), ("CONFIG", "relaxed.toml"), ("SARIF", "")],
+    );
+    assert_eq!(code, 2, "refused before anything runs: {log}");
+}

@@ -132,6 +132,7 @@ impl Policy {
         };
         let Some(path) = path else { return Ok(Policy { today: today(), ..Policy::default() }) };
         let name = path.display().to_string();
+        crate::load::dir::own_file_contained(&path)?;
         let text = settings_text(&name, read::file(&path, read::MAX_SETTINGS_BYTES, SETTINGS_LIMIT)?)?;
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
         Policy::from_text(&name, &text, |baseline| {
@@ -412,6 +413,7 @@ pub(crate) fn read_versioned<T: serde::de::DeserializeOwned>(
 /// As [`read_versioned`], but for the parse.
 pub(crate) fn read_own_text(path: &Path, cap: u64, io_hint: &str) -> Result<String, Error> {
     let limit = if cap == read::MAX_SETTINGS_BYTES { SETTINGS_LIMIT } else { read::INPUT_LIMIT };
+    crate::load::dir::own_file_contained(path)?;
     let bytes = read::file(path, cap, limit).map_err(|e| match e {
         Error::Io { path, message } => Error::Io { path, message: format!("{message}{io_hint}") },
         other => other,

@@ -87,3 +87,35 @@ fn outside_a_repository_a_link_out_of_the_directory_given_is_refused() {
     assert!(err.contains("outside the directory given"), "{err}");
     assert!(!out.contains("hunter2") && !err.contains("hunter2"), "{out}{err}");
 }
+
+/// mcp-drift's own files too (attack 6.8 of the #33 pass): a committed `mcp-drift.toml`, a baseline it
+/// names or a lock that links out of the repository is refused, and its content (here key names and
+/// quoted values a parse error would print) is never shown. The same files given by their own path
+/// outside the repository are the user's choice and read.
+#[test]
+fn a_configuration_baseline_or_lock_linked_out_of_the_repository_is_refused() {
+    let (repo, outside) = setup();
+    let o = outside.path();
+    std::fs::write(o.join("secret.toml"), "TOKEN = \"hunter2\"\n").unwrap();
+    std::fs::write(o.join("secret-lock.json"), r#"{"version": "hunter2"}"#).unwrap();
+    std::fs::write(repo.path().join("tools.json"), format!("{{\"tools\": [{TOOL}]}}")).unwrap();
+    let r = repo.path();
+    let cases: [(&str, &Path, &[&str]); 3] = [
+        ("mcp-drift.toml", &o.join("secret.toml"), &["lint", "tools.json"]),
+        ("mcp-tools.lock", &o.join("secret-lock.json"), &["verify", "tools.json"]),
+        ("bl.json", &o.join("secret-lock.json"), &["diff", "tools.json", "tools.json", "--baseline", "bl.json"]),
+    ];
+    for (name, target, args) in cases {
+        symlink(target, r.join(name)).unwrap();
+        let (code, out, err) = drift(r, args);
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        assert!(err.contains(name) && err.contains("outside the repository"), "{name}: {err}");
+        assert!(!out.contains("hunter2") && !err.contains("hunter2"), "{name}: {out}{err}");
+        assert!(!err.contains("TOKEN"), "{name}: {err}");
+        std::fs::remove_file(r.join(name)).unwrap();
+    }
+    // Given by its own path outside the repository, the file is read (and its parse error names it).
+    let (code, _, err) = drift(r, &["lint", "tools.json", "--config", o.join("secret.toml").to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("outside the repository"), "{err}");
+}

@@ -219,6 +219,29 @@ fn contained(given: &Path, directory: bool, root: Option<&Path>, files: &[OnDisk
     Ok(())
 }
 
+/// Refuses one of mcp-drift's own files (a configuration, a baseline, a lock) read through a symbolic
+/// link that leads out of the repository it is in: a pull request could commit `mcp-drift.toml ->
+/// /elsewhere`, and a parse error would quote what it found there. A path outside any repository, or
+/// outside the current one, is the user's choice and read as it is.
+///
+/// # Errors
+/// [`Error::Usage`] for such a link.
+pub fn own_file_contained(path: &Path) -> Result<(), Error> {
+    let Some(root) = work_tree() else { return Ok(()) };
+    if !lexical_absolute(path).is_some_and(|p| p.starts_with(&root)) {
+        return Ok(());
+    }
+    // A file that cannot be resolved (missing) is left to the read, which says so with its own hint.
+    if std::fs::canonicalize(path).map_or(true, |real| real.starts_with(&root)) {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "{}: is a symbolic link to a file outside the repository; mcp-drift reads its configuration, baseline \
+         and lock only inside it (give the file's own path)",
+        crate::text::line(&path.display().to_string())
+    )))
+}
+
 /// `path` made absolute from the canonical current directory, with `.` and `..` resolved lexically
 /// (a symbolic link keeps its own path).
 fn lexical_absolute(path: &Path) -> Option<PathBuf> {

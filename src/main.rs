@@ -299,7 +299,7 @@ struct InputArgs {
     max_input_bytes: u64,
     /// The most bytes read for one side in all: every snapshot file of a directory or git tree
     /// together, each path counted (hard links and entries sharing one blob too).
-    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "1GiB")]
+    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "256MiB")]
     max_total_bytes: u64,
     /// Read only snapshot files matching this glob (repeatable; gitignore-style `**`), matched against
     /// the path relative to the directory given, or a single file's own path. Same at git revisions.

@@ -73,3 +73,23 @@ fn a_git_tree_of_many_entries_of_one_blob_is_refused_from_its_listing() {
     let (code, out, err) = drift(p, &["diff", "HEAD:snaps", "snaps", "--format", "json"]);
     assert_eq!(code, 0, "{out}{err}");
 }
+
+/// The default total is what one file may hold (256 MiB), not four times it: 39 tree entries of one
+/// 27 MB blob (1 GiB in all, under the old default) drove `diff` past 16 GB (attack 7.3 of the #33
+/// pass). Sparse files make the size without writing it: the total is refused from the sizes alone.
+#[test]
+fn the_default_total_is_one_files_worth() {
+    let d = tempfile::tempdir().unwrap();
+    let snaps = d.path().join("snaps");
+    std::fs::create_dir_all(&snaps).unwrap();
+    let one = std::fs::File::create(snaps.join("s00.json")).unwrap();
+    one.set_len(100 << 20).unwrap();
+    drop(one);
+    for i in 1..3 {
+        std::fs::hard_link(snaps.join("s00.json"), snaps.join(format!("s{i:02}.json"))).unwrap();
+    }
+    // 300 MiB in all, each file under the per-file default.
+    let (code, out, err) = drift(d.path(), &["lint", "snaps"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("--max-total-bytes limit of 268435456 bytes"), "{err}");
+}

@@ -15,8 +15,10 @@ use crate::error::Error;
 /// The default cap on one snapshot file, standard input or git blob (`--max-input-bytes`).
 pub const DEFAULT_MAX_INPUT_BYTES: u64 = 256 << 20;
 /// The default cap on all snapshot files of one side together (`--max-total-bytes`): a directory of
-/// many links to one large file, or a tree of many entries of one blob, is bounded as a whole.
-pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 1 << 30;
+/// many links to one large file, or a tree of many entries of one blob, is bounded as a whole, at no
+/// more than one file may hold (a 1 GiB total of small tools drove `diff` past 16 GB: attack 7.3 of
+/// the #33 pass).
+pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 256 << 20;
 /// The limit named in messages about the total.
 pub const TOTAL_LIMIT: &str = "--max-total-bytes";
 /// The cap on `mcp-drift.toml` and baseline files: configuration, not data.

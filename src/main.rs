@@ -97,8 +97,8 @@ enum Command {
     /// Check recorded calls and results (JSON Lines) against NEW: which the new inputSchema rejects,
     /// which pass arguments it no longer declares, which results its outputSchema no longer describes.
     Replay(ReplayArgs),
-    /// Run a stdio MCP server behind the lock: calls of a tool whose contract drifted are answered
-    /// with an error result and never reach the server.
+    /// Put an MCP server (stdio `-- CMD`, or streamable HTTP `--url`) behind the lock: calls of a tool
+    /// whose contract drifted are answered with an error result and never reach the server.
     Guard(GuardArgs),
     /// Start an MCP server (`-- CMD [ARGS...]`, stdio) or reach one (`--url`, streamable HTTP) and write
     /// its `tools/list` as a canonical snapshot.

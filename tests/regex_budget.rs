@@ -78,8 +78,11 @@ fn replay_of_calls_against_a_backtracking_pattern_is_short_and_undecided() {
 fn replay_stops_matching_a_pattern_that_keeps_running_out_of_budget() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("new.json"), format!("{{\"tools\": [{}]}}", tool(""))).unwrap();
-    let lines: String =
-        (0..3000).map(|i| format!("{{\"tool\": \"t\", \"arguments\": {{\"q\": \"{}{i}\"}}}}\n", subject())).collect();
+    let mut lines = String::new();
+    for i in 0..3000 {
+        let line = format!("{{\"tool\": \"t\", \"arguments\": {{\"q\": \"{}{i}\"}}}}\n", subject());
+        lines.push_str(&line);
+    }
     std::fs::write(d.path().join("calls.jsonl"), lines).unwrap();
     let (code, out, err, _) = drift(d.path(), &["replay", "new.json", "--calls", "calls.jsonl", "--format", "json"]);
     assert_eq!(code, 0, "{out}{err}");

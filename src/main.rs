@@ -434,11 +434,13 @@ fn neutral(s: &dyn std::fmt::Display) -> String {
     mcp_drift::text::line(&s.to_string())
 }
 
-/// SIGINT, SIGTERM and SIGHUP end the servers `capture` and `guard` start (their own process groups),
-/// then this process.
+/// SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the files being written, end the servers `capture` and
+/// `guard` start (their own process groups), then this process.
 fn stop_servers_on_signals() {
-    if let Err(e) = mcp_drift::mcp::groups::stop_on_signals(std::time::Duration::from_secs(2)) {
-        say(&format!("note: cannot handle signals ({e}); a signal would leave the server running"));
+    let grace = std::time::Duration::from_secs(2);
+    match mcp_drift::mcp::groups::stop_on_signals(grace, mcp_drift::policy::remove_pending) {
+        Ok(()) => mcp_drift::policy::signals_handled_elsewhere(),
+        Err(e) => say(&format!("note: cannot handle signals ({e}); a signal would leave the server running")),
     }
 }
 

@@ -64,7 +64,9 @@ pub(crate) fn changed_note(
     }
 }
 
-pub use atomic::{Pending, temp_dir_builder, write_atomically, write_atomically_with};
+pub use atomic::{
+    Pending, remove_pending, signals_handled_elsewhere, temp_dir_builder, write_atomically, write_atomically_with,
+};
 pub use config::{Accept, Config, FailOn, Ignore, Level};
 pub use date::today;
 

@@ -1,5 +1,6 @@
-//! Issue #33: nothing left behind. SIGINT or SIGTERM during a real `lock` writing a large file removes
-//! the temporary file; written files take the user's umask (0644 under 022), not 0600.
+//! Issue #33: nothing left behind. SIGINT, SIGTERM, SIGHUP or SIGQUIT during a real `lock` or
+//! `capture -o` writing a large file removes the temporary file; written files take the user's umask
+//! (0644 under 022), not 0600.
 #![cfg(unix)]
 
 use std::os::unix::fs::PermissionsExt as _;
@@ -29,24 +30,46 @@ fn others(dir: &Path) -> Vec<String> {
 fn interrupted_lock_leaves_nothing(signal: &str) {
     let d = tempfile::tempdir().unwrap();
     large_snapshot(d.path());
+    interrupted_write_leaves_nothing(d.path(), &["lock", "tools.json", "--output", "out.lock"], signal);
+}
+
+/// `capture -o` of a server's 30 MB listing: `capture` has a signal handler of its own (it stops the
+/// server's process group), which must remove the temporary file too, whichever handler runs first.
+fn interrupted_capture_leaves_nothing(signal: &str) {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("tools.json"), "").unwrap();
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers/fake_server.py");
+    let server = server.to_str().unwrap();
+    interrupted_write_leaves_nothing(
+        d.path(),
+        &["capture", "--quiet", "-o", "out.json", "--", "python3", server, "many", "10000"],
+        signal,
+    );
+}
+
+/// Runs mcp-drift with `args` in `dir`, sends `signal` once a temporary file exists beside the target,
+/// and checks that the run failed and left nothing but `tools.json`.
+fn interrupted_write_leaves_nothing(dir: &Path, args: &[&str], signal: &str) {
+    let d = dir;
     let mut child = std::process::Command::new(BIN)
-        .current_dir(d.path())
-        .args(["lock", "tools.json", "--output", "out.lock"])
+        .current_dir(d)
+        .args(args)
+        .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     // Sent once the temporary file exists beside the target.
     let started = Instant::now();
-    while !others(d.path()).iter().any(|n| n.starts_with(".tmp")) {
-        assert!(started.elapsed() < Duration::from_mins(1), "no temporary file appeared: {:?}", others(d.path()));
-        assert!(child.try_wait().unwrap().is_none(), "lock finished before it could be interrupted");
+    while !others(d).iter().any(|n| n.starts_with(".tmp")) {
+        assert!(started.elapsed() < Duration::from_mins(1), "no temporary file appeared: {:?}", others(d));
+        assert!(child.try_wait().unwrap().is_none(), "{args:?} finished before it could be interrupted");
         std::thread::sleep(Duration::from_millis(2));
     }
     let sent = std::process::Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
     assert!(sent.success());
     let status = child.wait().unwrap();
     assert!(!status.success(), "{status:?}");
-    assert_eq!(others(d.path()), Vec::<String>::new(), "left behind");
+    assert_eq!(others(d), Vec::<String>::new(), "left behind");
 }
 
 #[test]
@@ -57,6 +80,19 @@ fn sigterm_during_lock_removes_the_temporary_file() {
 #[test]
 fn sigint_during_lock_removes_the_temporary_file() {
     interrupted_lock_leaves_nothing("-INT");
+}
+
+#[test]
+fn sighup_and_sigquit_during_lock_remove_the_temporary_file() {
+    interrupted_lock_leaves_nothing("-HUP");
+    interrupted_lock_leaves_nothing("-QUIT");
+}
+
+#[test]
+fn a_signal_during_capture_output_removes_the_temporary_file() {
+    for signal in ["-TERM", "-INT", "-HUP"] {
+        interrupted_capture_leaves_nothing(signal);
+    }
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! them when this process is told to end.
 //!
 //! Takes the group ids as servers start and stop ([`register`], [`unregister`]); [`stop_on_signals`]
-//! installs the handler once. Promises: on SIGINT, SIGTERM or SIGHUP, every registered group gets
+//! installs the handler once. Promises: on SIGINT, SIGTERM, SIGHUP or SIGQUIT, every registered group gets
 //! SIGTERM, then SIGKILL once `grace` has passed while any is left, and the process exits with 128 +
 //! the signal; a server that ignores both the end of its input and SIGTERM is not left running.
 
@@ -22,16 +22,18 @@ pub fn unregister(pid: u32) {
     GROUPS.lock().unwrap_or_else(PoisonError::into_inner).retain(|p| *p != pid);
 }
 
-/// Installs the handler (see the module's promises).
+/// Installs the handler (see the module's promises); `before_exit` runs first (it removes the
+/// temporary files being written, which must not wait for the grace period).
 ///
 /// # Errors
 /// When the handler cannot be installed.
 #[cfg(unix)]
-pub fn stop_on_signals(grace: Duration) -> std::io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+pub fn stop_on_signals(grace: Duration, before_exit: fn()) -> std::io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT])?;
     std::thread::Builder::new().name("signals".into()).spawn(move || {
         if let Some(signal) = signals.forever().next() {
+            before_exit();
             stop_all(grace);
             std::process::exit(128 + signal);
         }
@@ -40,7 +42,7 @@ pub fn stop_on_signals(grace: Duration) -> std::io::Result<()> {
 }
 
 #[cfg(not(unix))]
-pub fn stop_on_signals(_: Duration) -> std::io::Result<()> {
+pub fn stop_on_signals(_: Duration, _: fn()) -> std::io::Result<()> {
     Ok(())
 }
 

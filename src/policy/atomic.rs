@@ -4,7 +4,7 @@
 //! Promises: files are created with the user's umask (0644 for the usual 022), as any other program
 //! writes them, not the temporary file's 0600; and SIGINT or SIGTERM during a write removes the
 //! temporary file before the process ends as the signal would have ended it (a thread of its own
-//! receives the signals, started at the first write), so an interrupted run leaves the old file
+//! receives the signals, started at the first write; SIGHUP and SIGQUIT too), so an interrupted run leaves the old file
 //! and nothing beside it.
 
 use std::path::{Path, PathBuf};
@@ -65,26 +65,44 @@ impl Drop for Pending {
     }
 }
 
-/// Starts, once, the thread that receives SIGINT and SIGTERM: it removes the pending paths, then
-/// lets the signal's default action end the process.
+/// Removes every pending temporary path and keeps the list locked until the process ends, so no write
+/// registers or finishes meanwhile. For a signal handler that ends the process itself (see
+/// [`signals_handled_elsewhere`]).
+pub fn remove_pending() {
+    let pending = PENDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    for (_, path) in pending.iter() {
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+            let _ = std::fs::remove_dir_all(path);
+        } else {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    std::mem::forget(pending);
+}
+
+/// Set once the thread below has started, or once a caller took the signals ([`signals_handled_elsewhere`]).
+static STARTED: std::sync::Once = std::sync::Once::new();
+
+/// The caller installed a handler of its own that calls [`remove_pending`] before the process ends
+/// (`capture` and `guard`, which also stop their servers): this module starts no second one, so
+/// there is no race between two handlers over which one ends the process.
+pub fn signals_handled_elsewhere() {
+    STARTED.call_once(|| {});
+}
+
+/// Starts, once, the thread that receives SIGINT, SIGTERM, SIGHUP and SIGQUIT: it removes the
+/// pending paths, then lets the signal's default action end the process.
 fn listen() {
     #[cfg(unix)]
     {
-        static STARTED: std::sync::Once = std::sync::Once::new();
         STARTED.call_once(|| {
-            use signal_hook::consts::{SIGINT, SIGTERM};
-            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else { return };
+            use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT]) else {
+                return;
+            };
             let spawned = std::thread::Builder::new().name("mcp-drift-signals".into()).spawn(move || {
                 if let Some(signal) = signals.forever().next() {
-                    // Held until the process ends: no write registers or finishes meanwhile.
-                    let pending = PENDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    for (_, path) in pending.iter() {
-                        if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
-                            let _ = std::fs::remove_dir_all(path);
-                        } else {
-                            let _ = std::fs::remove_file(path);
-                        }
-                    }
+                    remove_pending();
                     let _ = signal_hook::low_level::emulate_default_handler(signal);
                     std::process::exit(128 + signal);
                 }

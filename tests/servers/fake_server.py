@@ -16,6 +16,8 @@ Usage: python3 fake_server.py MODE [ARG]. Modes:
   stubborn   ignores stdin closing and SIGTERM (only SIGKILL ends it)
   hostile    stderr with terminal escapes and a workflow command, then exits 1
   slowpages  answers every `tools/list` page after ARG seconds, with a next cursor, forever
+  many       ARG tools with 3,000-character descriptions in one page (a listing that takes a while to
+             write)
 """
 
 import json
@@ -104,6 +106,10 @@ while True:
         elif mode == "slowpages":
             time.sleep(float(arg))
             send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [tool("t" + str(cursor))], "nextCursor": str(cursor) + "x"}})
+        elif mode == "many":
+            text = "d" * 3000
+            tools = [{"name": "t%d" % i, "description": text, "inputSchema": {"type": "object"}} for i in range(int(arg))]
+            send({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}})
         elif mode == "pages":
             page = {None: (["zeta", "alpha"], "p2"), "p2": (["mid"], "p3"), "p3": (["beta"], None)}[cursor]
             result = {"tools": [tool(n) for n in page[0]], "_meta": {"served": time.time()}}

@@ -93,3 +93,28 @@ fn the_default_total_is_one_files_worth() {
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("--max-total-bytes limit of 268435456 bytes"), "{err}");
 }
+
+/// A working-tree side over the total is refused from its files' sizes before any file is read:
+/// with 1 GiB allowed per file and 1.5 GiB in all, two sparse files of 1 GiB under a 512 MiB address
+/// space limit are refused with the total's message (read first, the first file alone would not fit
+/// in memory: attack 7.1 of the #33 pass read most of the total before refusing it).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_side_over_the_total_is_refused_before_it_is_read() {
+    let d = tempfile::tempdir().unwrap();
+    let snaps = d.path().join("snaps");
+    std::fs::create_dir_all(&snaps).unwrap();
+    for name in ["a.json", "b.json"] {
+        let f = std::fs::File::create(snaps.join(name)).unwrap();
+        f.set_len(1 << 30).unwrap();
+    }
+    let bin = assert_cmd::cargo::cargo_bin("mcp-drift");
+    let script = format!(
+        "ulimit -v 524288 && exec '{}' lint snaps --max-input-bytes 1073741824 --max-total-bytes 1610612736",
+        bin.display()
+    );
+    let out = std::process::Command::new("sh").current_dir(d.path()).args(["-c", &script]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("over the --max-total-bytes limit of 1610612736 bytes"), "{err}");
+}

@@ -128,18 +128,24 @@ fn read_path(
         let bytes = read::file(path, cap, read::INPUT_LIMIT)?;
         return Ok((false, vec![(path.to_path_buf(), source.label(), rel, bytes)]));
     }
-    let mut files = Vec::new();
     let (total, mut used) = (select.max_total_bytes(), 0u64);
+    // Sizes first: a side over the total is refused before any of it is read. Every path counts,
+    // hard links to one file too: each is parsed as a file of its own.
+    let mut selected = Vec::new();
+    let mut sized = 0u64;
     for file in snapshot_files(path)? {
         let rel = relative(path, &file);
         if !select.selects(&rel) {
             continue;
         }
-        // Every path counts, hard links to one file too: each is parsed as a file of its own.
-        let size = std::fs::metadata(&file).map_or(0, |m| m.len());
-        if used.saturating_add(size) > total {
-            return Err(over_total(&source.label(), used.saturating_add(size), files.len() + 1, total));
+        sized = sized.saturating_add(std::fs::metadata(&file).map_or(0, |m| m.len()));
+        selected.push((file, rel));
+        if sized > total {
+            return Err(over_total(&source.label(), sized, selected.len(), total));
         }
+    }
+    let mut files = Vec::with_capacity(selected.len());
+    for (file, rel) in selected {
         // A file that grows after its size was taken still stops at the total.
         let left = total - used;
         let bytes = read::file(&file, cap.min(left), if left < cap { read::TOTAL_LIMIT } else { read::INPUT_LIMIT })?;

@@ -280,6 +280,29 @@ struct LintTarget {
 }
 
 impl LintTarget {
+    /// The revision whose policy judges a lint without `--base`: the one every `REV:PATH` snapshot
+    /// is read at, as `diff REV:PATH ...` reads the old side's (a lint of files at a revision takes
+    /// that revision's configuration, not the working tree's). Snapshots at two revisions are a usage
+    /// error without `--base` or `--config`.
+    fn judge_rev(&self) -> Result<Option<String>, mcp_drift::Error> {
+        let mut revs = Vec::new();
+        for s in &self.snapshots {
+            if let Source::Git { rev, .. } = Source::parse(s)?
+                && !revs.contains(&rev)
+            {
+                revs.push(rev);
+            }
+        }
+        if revs.len() > 1 {
+            return Err(mcp_drift::Error::Usage(
+                "snapshots at two revisions: give --base REV (or --config FILE) to say whose configuration \
+                 and baseline apply"
+                    .into(),
+            ));
+        }
+        Ok(revs.pop())
+    }
+
     fn run(&self, config: &mcp_drift::policy::Config) -> Result<mcp_drift::Analysis, mcp_drift::Error> {
         let sources = self.snapshots.iter().map(|s| Source::parse(s)).collect::<Result<Vec<_>, _>>()?;
         if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
@@ -887,7 +910,11 @@ fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Lint { target, base, report: r } => {
-            let judged = policy(&r, base.as_deref())?;
+            let at = match (&base, &r.config, &r.config_from) {
+                (None, None, None) => target.judge_rev()?,
+                _ => None,
+            };
+            let judged = policy(&r, base.as_deref().or(at.as_deref()))?;
             let analysis = target.run(&judged.0.config)?;
             report(analysis, &r, judged, report::human::Run::Lint)
         }

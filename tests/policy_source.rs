@@ -148,6 +148,26 @@ fn lint_base_reads_the_configuration_at_the_revision() {
     assert!(notes(&out).iter().any(|n| n.contains("mcp-drift.toml is new in the working tree")), "{out}");
 }
 
+/// `lint REV:PATH` lints the file at REV under REV's configuration, as `diff REV:PATH ...` does
+/// (it used the working tree's, which the change under review may have written).
+#[test]
+fn lint_of_a_revision_reads_the_configuration_there() {
+    let r = repo();
+    std::fs::write(r.path().join("tools.json"), LINT_BAD).unwrap();
+    commit_all(r.path(), "bad");
+    std::fs::write(r.path().join("mcp-drift.toml"), SILENCE).unwrap();
+    assert_eq!(drift(r.path(), &["lint", "tools.json"]).0, 0);
+    let (code, out, err) = drift(r.path(), &["lint", "main:tools.json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    // `--config` says whose configuration applies, as it always did.
+    assert_eq!(drift(r.path(), &["lint", "main:tools.json", "--config", "mcp-drift.toml"]).0, 0);
+    // Two revisions: which configuration applies is the user's to say.
+    sh(r.path(), &["tag", "v1"]);
+    let (code, _, err) = drift(r.path(), &["lint", "main:tools.json", "v1:tools.json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("snapshots at two revisions"), "{err}");
+}
+
 #[test]
 fn replay_with_an_old_revision_reads_the_configuration_there() {
     let r = repo();

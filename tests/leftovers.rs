@@ -1,6 +1,6 @@
 //! Issue #33: nothing left behind. SIGINT, SIGTERM, SIGHUP or SIGQUIT during a real `lock` or
 //! `capture -o` writing a large file removes the temporary file; written files take the user's umask
-//! (0644 under 022), not 0600.
+//! (0644 under 022), not 0600, and a file replaced keeps its mode.
 #![cfg(unix)]
 
 use std::os::unix::fs::PermissionsExt as _;
@@ -110,4 +110,20 @@ fn written_files_take_the_umask() {
         let mode = std::fs::metadata(d.path().join(name)).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o644, "{name}: {mode:o}");
     }
+}
+
+/// A file replaced keeps its permission bits: a lock the operator made 0600 is not widened to 0644.
+#[test]
+fn a_replaced_file_keeps_its_mode() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("tools.json"), r#"{"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}"#)
+        .unwrap();
+    std::fs::write(d.path().join("mcp-tools.lock"), "old").unwrap();
+    std::fs::set_permissions(d.path().join("mcp-tools.lock"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let script = format!("umask 022 && '{BIN}' lock tools.json");
+    let out = std::process::Command::new("sh").current_dir(d.path()).args(["-c", &script]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lock = d.path().join("mcp-tools.lock");
+    assert_ne!(std::fs::read_to_string(&lock).unwrap(), "old");
+    assert_eq!(std::fs::metadata(&lock).unwrap().permissions().mode() & 0o777, 0o600);
 }

@@ -2,7 +2,7 @@
 //! temporary file beside the target, then a rename, so a reader never sees half a file.
 //!
 //! Promises: files are created with the user's umask (0644 for the usual 022), as any other program
-//! writes them, not the temporary file's 0600; and SIGINT or SIGTERM during a write removes the
+//! writes them, not the temporary file's 0600, and a file replaced keeps its own permission bits; and SIGINT or SIGTERM during a write removes the
 //! temporary file before the process ends as the signal would have ended it (a thread of its own
 //! receives the signals, started at the first write; SIGHUP and SIGQUIT too), so an interrupted run leaves the old file
 //! and nothing beside it.
@@ -146,9 +146,19 @@ pub fn write_atomically_with(
         written.and(out.finish())
     })
     .map_err(io)?;
+    keep_mode(tmp.as_file(), path).map_err(io)?;
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
+}
+
+/// A file replaced keeps its permission bits (a lock the operator made 0600 stays 0600, as an editor
+/// or `cp` over it would leave it); a new file keeps the umask's.
+fn keep_mode(tmp: &std::fs::File, target: &Path) -> std::io::Result<()> {
+    match std::fs::metadata(target) {
+        Ok(old) if old.is_file() => tmp.set_permissions(old.permissions()),
+        _ => Ok(()),
+    }
 }
 
 /// Bytes written between two early flushes of [`write_atomically_with`].

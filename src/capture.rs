@@ -144,14 +144,31 @@ impl Capture {
     }
 }
 
+/// Windows device names: a file called `con.snap` or `nul.x.snap` opens the device, not a file.
+const RESERVED: [&str; 4] = ["con", "prn", "aux", "nul"];
+
+/// Whether `stem` (up to its first dot) is a Windows device name, in any case: `con`, `prn`, `aux`,
+/// `nul`, `com0`-`com9`, `lpt0`-`lpt9`.
+fn reserved_on_windows(stem: &str) -> bool {
+    let base = stem.split('.').next().unwrap_or_default().to_ascii_lowercase();
+    RESERVED.contains(&base.as_str())
+        || (base.len() == 4
+            && (base.starts_with("com") || base.starts_with("lpt"))
+            && base.as_bytes()[3].is_ascii_digit())
+}
+
 /// A tool name as a file stem that is safe on every common file system and cannot leave the
-/// directory: `[A-Za-z0-9_-]` and inner dots kept, every other byte `%XX`.
+/// directory: `[A-Za-z0-9_-]` and inner dots kept, every other byte `%XX`; a trailing dot (which
+/// Windows drops) and the first letter of a Windows device name (`con`, `nul.x`, `COM1`) escaped too.
 #[must_use]
 pub fn file_stem(name: &str) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
+    let escape_first = reserved_on_windows(name);
+    let last = name.len().saturating_sub(1);
     for (i, b) in name.bytes().enumerate() {
-        let keep = b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || (b == b'.' && i > 0);
+        let keep = b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || (b == b'.' && i > 0 && i < last);
+        let keep = keep && !(i == 0 && escape_first);
         if keep {
             out.push(char::from(b));
         } else {
@@ -315,6 +332,15 @@ mod tests {
         assert_eq!(file_stem(".hidden"), "%2Ehidden");
         assert_eq!(file_stem(""), "%00empty");
         assert_eq!(file_stem("a\u{0}b c"), "a%00b%20c");
+        // Windows device names and a trailing dot, which Windows would drop.
+        assert_eq!(file_stem("con"), "%63on");
+        assert_eq!(file_stem("NUL.txt"), "%4EUL.txt");
+        assert_eq!(file_stem("com1"), "%63om1");
+        assert_eq!(file_stem("Lpt9.x"), "%4Cpt9.x");
+        assert_eq!(file_stem("console"), "console");
+        assert_eq!(file_stem("com"), "com");
+        assert_eq!(file_stem("comX"), "comX");
+        assert_eq!(file_stem("a."), "a%2E");
         let long = file_stem(&"x".repeat(400));
         assert!(long.len() < 150 && long.starts_with("xxx"), "{long}");
         assert_ne!(long, file_stem(&"x".repeat(401)));

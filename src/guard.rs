@@ -20,6 +20,7 @@
 //! caller escapes them), never to the client's stream.
 
 pub mod check;
+mod ids;
 pub mod listen;
 mod process;
 mod proxy;

@@ -892,8 +892,17 @@ fn diff_analysis(
 fn run(command: Command) -> Result<ExitCode, mcp_drift::Error> {
     match command {
         Command::Replay(args) => replay_command(&args),
-        Command::Guard(args) => guard_command(args),
-        Command::Capture(args) => capture_command(args),
+        // A signal ends these with its own status: the server it stopped must not end them first.
+        Command::Guard(args) => {
+            let result = guard_command(args);
+            mcp_drift::mcp::groups::wait_if_signalled();
+            result
+        }
+        Command::Capture(args) => {
+            let result = capture_command(args);
+            mcp_drift::mcp::groups::wait_if_signalled();
+            result
+        }
         Command::Diff { old, new, base, report: r, input } => {
             let (analysis, judged) = diff_analysis(old, new, base.as_ref(), &r, &input)?;
             report(analysis, &r, judged, report::human::Run::Diff)

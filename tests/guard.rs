@@ -22,6 +22,8 @@ struct Session {
     lines: Receiver<Vec<u8>>,
     /// Every line received, in order.
     seen: Vec<Vec<u8>>,
+    /// The id of every request sent.
+    sent: Vec<Value>,
 }
 
 impl Session {
@@ -44,10 +46,19 @@ impl Session {
             }
         });
         let stdin = child.stdin.take();
-        Session { child, stdin, lines, seen: Vec::new() }
+        Session { child, stdin, lines, seen: Vec::new(), sent: Vec::new() }
     }
 
     fn send_raw(&mut self, bytes: &[u8]) {
+        let parsed: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+        let messages = if let Value::Array(items) = parsed { items } else { vec![parsed] };
+        for m in messages {
+            if m.get("method").is_some()
+                && let Some(id) = m.get("id")
+            {
+                self.sent.push(id.clone());
+            }
+        }
         let stdin = self.stdin.as_mut().unwrap();
         stdin.write_all(bytes).unwrap();
         stdin.flush().unwrap();
@@ -146,12 +157,18 @@ fn locked_hash(lock: &Path, tool: &str) -> String {
     v["tools"][tool]["sha256"].as_str().unwrap().to_owned()
 }
 
-/// No line the client saw is a result of one of the guard's own requests.
-fn no_guard_ids(seen: &[Vec<u8>]) {
-    for line in seen {
+/// No line the client saw answers a request it did not send: the guard's own traffic stays its own.
+fn no_guard_ids(session: &Session) {
+    for line in &session.seen {
         let v: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
-        let own = v["id"].as_str().is_some_and(|id| id.starts_with("mcp-drift-guard-"));
-        assert!(!(own && v.get("result").is_some()), "the guard's own traffic reached the client: {v}");
+        let messages = if let Value::Array(items) = v { items } else { vec![v] };
+        for m in messages {
+            if m.get("method").is_none()
+                && let Some(id) = m.get("id").filter(|i| !i.is_null())
+            {
+                assert!(session.sent.contains(id), "an answer to a request the client never sent: {m}");
+            }
+        }
     }
 }
 
@@ -176,7 +193,7 @@ fn unchanged_tools_are_forwarded_byte_for_byte() {
     direct.close();
     let mut guarded = Session::start(&guard(&["--lock", lock.to_str().unwrap()], &s.drift_stdio()), &env);
     let got = script(&mut guarded);
-    no_guard_ids(&guarded.seen);
+    no_guard_ids(&guarded);
     let (code, stderr) = guarded.close();
     assert_eq!(code, 0, "{stderr}");
     for (e, g) in expected.iter().zip(&got) {
@@ -231,7 +248,7 @@ fn a_drifted_tool_is_refused_and_never_reaches_the_server() {
     let (_, listed) = session.request(4, "tools/list", &json!({}));
     let search = listed["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "search").unwrap().clone();
     assert!(search["inputSchema"]["properties"].get("q").is_some(), "{search}");
-    no_guard_ids(&session.seen);
+    no_guard_ids(&session);
     let (code, stderr) = session.close();
     assert_eq!(code, 0);
     assert!(stderr.contains("refused tools/call `search`"), "{stderr}");
@@ -273,7 +290,7 @@ fn a_list_change_mid_session_is_checked_before_the_next_call() {
     session.request(6, "tools/list", &json!({}));
     let (_, refused) = session.call(7, "search", &json!({"query": "c"}));
     assert_eq!(refused["result"]["structuredContent"]["error_code"], "STALE_TOOL_SCHEMA", "{refused}");
-    no_guard_ids(&session.seen);
+    no_guard_ids(&session);
     assert_eq!(session.close().0, 0);
     assert_eq!(calls_logged(&log), ["search", "switch_revision", "switch_revision", "search"]);
 
@@ -398,7 +415,7 @@ fn server_everything_calls_pass_through() {
     direct.close();
     let mut guarded = Session::start(&guard(&["--lock", lock.to_str().unwrap()], &s.everything_stdio()), &[]);
     let got = script(&mut guarded);
-    no_guard_ids(&guarded.seen);
+    no_guard_ids(&guarded);
     let (code, stderr) = guarded.close();
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(String::from_utf8_lossy(&expected.0), String::from_utf8_lossy(&got.0));
@@ -438,9 +455,10 @@ fn pages_are_all_read_and_hostile_client_lines_never_reach_the_server() {
     );
     let (_, v) = session.response(&Value::Null);
     assert_eq!(v["error"]["code"], -32700, "{v}");
+    // An id like the guard's own is an id like any other: the server answers it, to the client.
     session.send(&json!({"jsonrpc": "2.0", "id": "mcp-drift-guard-1", "method": "ping"}));
     let (_, v) = session.response(&json!("mcp-drift-guard-1"));
-    assert_eq!(v["error"]["code"], -32600, "{v}");
+    assert!(v.get("result").is_some(), "{v}");
     session.send(&json!([{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo"}}]));
     let (_, v) = session.response(&json!(3));
     assert_eq!(v["error"]["code"], -32600, "{v}");
@@ -462,7 +480,7 @@ fn pages_are_all_read_and_hostile_client_lines_never_reach_the_server() {
     // And the session still works.
     let (_, echoed) = session.call(6, "echo", &json!({"text": "ok"}));
     assert_eq!(echoed["result"]["content"][0]["text"], "{\"text\": \"ok\"}", "{echoed}");
-    no_guard_ids(&session.seen);
+    no_guard_ids(&session);
     let (code, stderr) = session.close();
     assert_eq!(code, 0);
     assert!(stderr.contains("`x\\u{1b}]0;owned\\u{7}\\n::error::forged`"), "{stderr}");
@@ -472,7 +490,18 @@ fn pages_are_all_read_and_hostile_client_lines_never_reach_the_server() {
     assert_eq!(calls.len(), 2, "{received}");
     assert!(calls[0].contains("\"add\"") && calls[1].contains("\"ok\""), "{received}");
     // The guard's own listing, two pages, before each of the four calls it decided.
-    assert_eq!(received.matches("mcp-drift-guard-").count(), 8, "{received}");
+    assert_eq!(received.lines().filter(|l| l.contains("tools/list")).count(), 8, "{received}");
+    // The server sees number ids only, each once, the client's and the guard's from one counter.
+    let ids: Vec<u64> = received
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|m| m.get("id").and_then(Value::as_u64))
+        .collect();
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(ids, sorted, "{received}");
+    assert!(!received.contains("mcp-drift-guard-"), "{received}");
 }
 
 #[test]
@@ -590,7 +619,8 @@ fn calls_that_wait_for_the_check_keep_their_order_and_can_be_cancelled() {
     let (_, v) = session.response(&json!(11));
     assert_eq!(v["result"]["structuredContent"]["error_code"], "TOOL_CHECK_FAILED", "{v}");
     assert_eq!(session.close().0, 0);
-    assert!(!session_saw_id(&log, 10), "a cancelled call reached the server");
+    // The server sees ids of the guard's: count the calls instead (the five of the first session).
+    assert_eq!(calls_received(&log), 5, "a cancelled call reached the server");
     let audit = std::fs::read_to_string(&audit).unwrap();
     let last: Vec<Value> = audit.lines().rev().take(2).map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(last[1]["id"], 10);
@@ -600,12 +630,14 @@ fn calls_that_wait_for_the_check_keep_their_order_and_can_be_cancelled() {
 }
 
 /// Whether the server received a tools/call with this id.
-fn session_saw_id(log: &Path, id: i64) -> bool {
+/// How many `tools/call`s the server received.
+fn calls_received(log: &Path) -> usize {
     std::fs::read_to_string(log)
         .unwrap_or_default()
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .any(|v| v["method"] == "tools/call" && v["id"] == id)
+        .filter(|v| v["method"] == "tools/call")
+        .count()
 }
 
 #[test]
@@ -654,7 +686,7 @@ fn a_silent_switch_refuses_the_very_next_call() {
         std::fs::write(&revision, "B\n").unwrap();
         let (_, second) = session.call(2, "search", &json!({"query": "after", "q": "after"}));
         assert!(!session.seen.iter().any(|l| String::from_utf8_lossy(l).contains("list_changed")));
-        no_guard_ids(&session.seen);
+        no_guard_ids(&session);
         assert_eq!(session.close().0, 0);
         second
     };
@@ -773,12 +805,6 @@ fn messages_that_could_mean_two_things_never_reach_the_server() {
             -32601,
         ),
         // A call with the guard's own id: its answer would have been swallowed as the guard's.
-        (
-            json!({"jsonrpc": "2.0", "id": "mcp-drift-guard-1", "method": "tools/call", "params": {"name": "echo"}})
-                .to_string(),
-            json!("mcp-drift-guard-1"),
-            -32600,
-        ),
         // Nested batches and a call inside a batch.
         (
             json!([[{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "echo"}}]]).to_string(),

@@ -27,8 +27,11 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+mod loops;
+
 use super::check::{self, Checked, Lock, Policy, Verdict};
-use super::wire::{self, Client, Frame, Lines, Server};
+use super::ids::{Answer, Ids};
+use super::wire;
 use super::{Bounds, Notice, Recheck, reply};
 use crate::replay::check::{Schema, Verdict as Validation};
 
@@ -65,7 +68,7 @@ enum View {
 
 struct Fetch {
     /// The id of the page request in flight.
-    id: String,
+    id: u64,
     tools: Vec<Value>,
     /// The size of the pages read so far.
     bytes: usize,
@@ -88,14 +91,16 @@ struct Pending {
     id: Option<Value>,
     tool: String,
     arguments: Value,
-    line: Vec<u8>,
+    /// The message as judged, with the client's id.
+    message: Value,
+    /// The size of its line.
+    size: usize,
 }
 
 struct State {
     view: View,
     queue: VecDeque<Pending>,
     queued_bytes: usize,
-    next_id: u64,
     /// How many calls have arrived.
     arrivals: u64,
     /// The digest of the last listing checked and its verdicts: an unchanged listing (the common case
@@ -108,6 +113,8 @@ struct State {
 pub(super) struct Shared {
     state: Mutex<State>,
     server_in: Mutex<Option<Box<dyn Write + Send>>>,
+    /// The ids of requests sent to the server.
+    ids: Mutex<Ids>,
     client_out: Mutex<Box<dyn Write + Send>>,
     audit: Option<Mutex<std::fs::File>>,
     /// `--record`: every message read from the client and written to it, one line each.
@@ -148,12 +155,12 @@ impl Shared {
                 view: View::Stale,
                 queue: VecDeque::new(),
                 queued_bytes: 0,
-                next_id: 1,
                 arrivals: 0,
                 last: None,
                 gone: false,
             }),
             server_in: Mutex::new(Some(server_in)),
+            ids: Mutex::new(Ids::default()),
             client_out: Mutex::new(client_out),
             audit: audit.map(Mutex::new),
             recording: None,
@@ -307,6 +314,18 @@ impl Shared {
         }
     }
 
+    /// Sends a judged client message to the server with ids of the guard's ([`Ids::outbound`]).
+    /// `Ok(false)`: nothing was left to send, or the server no longer reads.
+    ///
+    /// # Errors
+    /// Why the ids refused it (nothing was sent).
+    fn forward(&self, mut message: Value) -> Result<bool, String> {
+        if !hold(&self.ids).outbound(&mut message)? {
+            return Ok(false);
+        }
+        Ok(self.to_server(&wire::serialize(&message)))
+    }
+
     fn close_server_input(&self) {
         hold(&self.server_in).take();
     }
@@ -386,10 +405,15 @@ impl Shared {
                     in_flight.insert(id.to_string(), p.tool.clone());
                 }
             }
-            if self.to_server(&p.line) {
-                forwarded = true;
-            } else {
-                return self.unchecked(p, "the server no longer reads its input");
+            match self.forward(p.message.clone()) {
+                Ok(true) => forwarded = true,
+                Ok(false) => return self.unchecked(p, "the server no longer reads its input"),
+                Err(why) => {
+                    if let Some(id) = &p.id {
+                        hold(&self.in_flight).remove(&id.to_string());
+                    }
+                    return self.unchecked(p, &why);
+                }
             }
         } else if let Some(id) = &p.id {
             self.to_client(&reply::refusal(id, &p.tool, &verdict, &self.lock.name));
@@ -418,9 +442,8 @@ impl Shared {
     /// Sends the first page request of a fetch.
     /// A restart keeps the deadline of the check it restarts (`began`).
     fn start_fetch(&self, st: &mut State, restarts: usize, began: Instant) {
-        let id = format!("{}{}", wire::ID_PREFIX, st.next_id);
-        st.next_id += 1;
-        if !self.to_server(&reply::list_request(&id, None)) {
+        let id = hold(&self.ids).own();
+        if !self.to_server(&reply::list_request(id, None)) {
             return self.fail(st, "the server no longer reads its input");
         }
         // Every call waiting now arrived before this listing was asked for; on notice, a listing
@@ -457,9 +480,9 @@ impl Shared {
     }
 
     /// A `tools/call` from the client.
-    fn call(&self, id: Option<Value>, tool: String, arguments: Value, line: Vec<u8>) {
+    fn call(&self, id: Option<Value>, tool: String, arguments: Value, message: Value, size: usize) {
         let mut st = hold(&self.state);
-        let p = Pending { seq: st.arrivals, id, tool, arguments, line };
+        let p = Pending { seq: st.arrivals, id, tool, arguments, message, size };
         st.arrivals += 1;
         if st.gone {
             return self.unchecked(&p, "the server has exited");
@@ -470,11 +493,11 @@ impl Shared {
             return self.decide(checked, &p);
         }
         if st.queue.len() >= self.bounds.max_queued_calls
-            || st.queued_bytes.saturating_add(p.line.len()) > self.bounds.max_queued_bytes
+            || st.queued_bytes.saturating_add(p.size) > self.bounds.max_queued_bytes
         {
             return self.unchecked(&p, "too many calls are waiting for the guard's tools/list check");
         }
-        st.queued_bytes += p.line.len();
+        st.queued_bytes += p.size;
         st.queue.push_back(p);
         if !matches!(st.view, View::Fetching(_)) {
             self.start_fetch(&mut st, 0, Instant::now());
@@ -487,7 +510,7 @@ impl Shared {
         if let Some(at) = st.queue.iter().position(|p| p.id.as_ref() == Some(id))
             && let Some(p) = st.queue.remove(at)
         {
-            st.queued_bytes = st.queued_bytes.saturating_sub(p.line.len());
+            st.queued_bytes = st.queued_bytes.saturating_sub(p.size);
             self.record_unforwarded(&p, "cancelled by the client while waiting");
         }
     }
@@ -511,7 +534,7 @@ impl Shared {
     }
 
     /// A response to the guard's own request (`size`: the bytes of the line it came in).
-    fn own(&self, id: &str, mut value: Value, size: usize) {
+    fn own(&self, id: u64, mut value: Value, size: usize) {
         let mut st = hold(&self.state);
         let View::Fetching(f) = &mut st.view else { return };
         if f.id != id {
@@ -544,9 +567,8 @@ impl Shared {
                 let max = self.bounds.max_pages;
                 return self.fail(&mut st, &format!("the server's tools/list has more than {max} pages"));
             }
-            let id = format!("{}{}", wire::ID_PREFIX, st.next_id);
-            st.next_id += 1;
-            if !self.to_server(&reply::list_request(&id, Some(cursor))) {
+            let id = hold(&self.ids).own();
+            if !self.to_server(&reply::list_request(id, Some(cursor))) {
                 return self.fail(&mut st, "the server no longer reads its input");
             }
             if let View::Fetching(f) = &mut st.view {
@@ -581,7 +603,7 @@ impl Shared {
         drop(f.tools);
         while st.queue.front().is_some_and(|p| p.seq < f.covers) {
             let Some(p) = st.queue.pop_front() else { break };
-            st.queued_bytes = st.queued_bytes.saturating_sub(p.line.len());
+            st.queued_bytes = st.queued_bytes.saturating_sub(p.size);
             self.decide(&checked, &p);
         }
         st.view = View::Ready(checked);
@@ -643,132 +665,6 @@ fn reasons(rejections: &[crate::replay::check::Rejection]) -> Vec<String> {
         .collect()
 }
 
-/// Reads the client until it closes.
-fn client_loop(shared: &Shared, input: impl Read) {
-    let mut lines = Lines::new(input, shared.bounds.max_message_bytes);
-    loop {
-        let line = match lines.next_frame() {
-            Ok(Frame::Line(line)) => line,
-            Ok(Frame::TooLong(n)) => {
-                (shared.notice)(&format!("refused a message of {n} bytes from the client (over the size limit)"));
-                let max = shared.bounds.max_message_bytes;
-                shared.to_client(&reply::error(None, -32600, &format!("mcp-drift guard: message over {max} bytes")));
-                continue;
-            }
-            Ok(Frame::Eof) | Err(_) => return,
-        };
-        if wire::is_blank(&line) {
-            continue;
-        }
-        // What is forwarded is the message as judged, re-serialized: never the bytes as read.
-        let judged = match wire::client(&line) {
-            Ok(judged) => judged,
-            Err(refused) => {
-                shared.recorded(&line);
-                (shared.notice)(&format!("refused a message from the client: {}", refused.message));
-                shared.to_client(&reply::error(refused.id.as_ref(), refused.code, &refused.message));
-                continue;
-            }
-        };
-        shared.recorded(&judged.line);
-        for kind in &judged.kinds {
-            match kind {
-                Client::Cancel { id } => shared.cancel(id),
-                Client::List { id } => {
-                    shared.relist();
-                    shared.client_lists(id);
-                }
-                Client::Call { .. } | Client::Other => {}
-            }
-        }
-        match judged.kinds.as_slice() {
-            [Client::Call { id, name: Some(name), arguments }] => {
-                shared.call(id.clone(), name.clone(), arguments.clone(), judged.line);
-            }
-            [Client::Call { id, name: None, .. }] => {
-                if id.is_some() {
-                    shared.to_client(&reply::error(id.as_ref(), -32602, "tools/call needs a string `params.name`"));
-                }
-            }
-            _ => {
-                shared.to_server(&judged.line);
-            }
-        }
-    }
-}
-
-/// Reads the server until it closes.
-fn server_loop(shared: &Shared, output: impl Read) {
-    let mut lines = Lines::new(output, shared.bounds.max_message_bytes);
-    loop {
-        let line = match lines.next_frame() {
-            Ok(Frame::Line(line)) => line,
-            Ok(Frame::TooLong(n)) => {
-                (shared.notice)(&format!("dropped a message of {n} bytes from the server (over the size limit)"));
-                continue;
-            }
-            Ok(Frame::Eof) | Err(_) => return,
-        };
-        if wire::is_blank(&line) {
-            continue;
-        }
-        let value = match wire::parse(&line) {
-            Ok(v) => v,
-            Err(e) => {
-                (shared.notice)(&format!("dropped a line from the server that is not one JSON text: {e}"));
-                continue;
-            }
-        };
-        let Value::Array(items) = value else {
-            match wire::server(&value) {
-                Server::Own(id) => shared.own(&id, value, line.len()),
-                Server::ListChanged => {
-                    // Stale first: a call the client sends on seeing the notification waits for the check.
-                    shared.list_changed();
-                    shared.to_client_as_read(&line, &value);
-                }
-                Server::Other => match shared.answered(&value).or_else(|| {
-                    shared.shown_to_client(&value);
-                    None
-                }) {
-                    Some(instead) => {
-                        shared.to_client(&wire::serialize(&instead));
-                    }
-                    None => {
-                        shared.to_client_as_read(&line, &value);
-                    }
-                },
-            }
-            continue;
-        };
-        // A batch: each message is seen as if it came alone; the guard's own answers are taken out.
-        let count = items.len();
-        let mut rest = Vec::with_capacity(count);
-        for item in items {
-            match wire::server(&item) {
-                Server::Own(id) => shared.own(&id, item, line.len()),
-                Server::ListChanged => {
-                    shared.list_changed();
-                    rest.push(item);
-                }
-                Server::Other => {
-                    shared.shown_to_client(&item);
-                    rest.push(shared.answered(&item).unwrap_or(item));
-                }
-            }
-        }
-        if !rest.is_empty() || count == 0 {
-            let kept = rest.len() == count && shared.enforce_results.then_some(()).is_none();
-            let batch = Value::Array(rest);
-            if kept {
-                shared.to_client_as_read(&line, &batch);
-            } else {
-                shared.to_client(&wire::serialize(&batch));
-            }
-        }
-    }
-}
-
 /// Runs the session until either side closes; returns the server's exit code.
 pub(super) fn run(
     shared: Shared,
@@ -781,12 +677,12 @@ pub(super) fn run(
     let spawn = |f: Box<dyn FnOnce() + Send>| std::thread::Builder::new().spawn(f);
     let (s, t) = (Arc::clone(&shared), tx.clone());
     let client = spawn(Box::new(move || {
-        client_loop(&s, client_in);
+        loops::client_loop(&s, client_in);
         let _ = t.send(Event::ClientClosed);
     }));
     let (s, t) = (Arc::clone(&shared), tx);
     let server_thread = spawn(Box::new(move || {
-        server_loop(&s, server_out);
+        loops::server_loop(&s, server_out);
         let _ = t.send(Event::ServerClosed);
     }));
     if client.is_err() || server_thread.is_err() {

@@ -23,9 +23,10 @@ fn line(v: &Value) -> Vec<u8> {
     out
 }
 
-/// The guard's own `tools/list` request.
+/// The guard's own `tools/list` request: the same text as a client's forwarded one (keys in one
+/// order, a number id from the same counter).
 #[must_use]
-pub fn list_request(id: &str, cursor: Option<&str>) -> Vec<u8> {
+pub fn list_request(id: u64, cursor: Option<&str>) -> Vec<u8> {
     let params = cursor.map_or_else(|| json!({}), |c| json!({ "cursor": c }));
     line(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params}))
 }

@@ -5,7 +5,7 @@
 //! Promises: a line never grows past `max` bytes in memory (a longer one is skipped to its end and
 //! reported by size only); reading never blocks on anything but the stream itself. A client line is
 //! either refused ([`Refused`]: not JSON, a key repeated in one object, not one JSON-RPC message or a
-//! flat batch of them, a reserved id, a method name that is not exactly a known one but looks like
+//! flat batch of them, a method name that is not exactly a known one but looks like
 //! one) or judged, and then the bytes to forward are [`serialize`]d from the value that was judged,
 //! never the bytes that were read: a reader that splits lines elsewhere (at a bare CR, at U+2028)
 //! or keeps the first of two keys sees the same message as the guard. A server line is parsed as
@@ -16,10 +16,6 @@ use std::io::{self, BufRead, BufReader, Read};
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
-
-/// The prefix of every request id the guard itself sends. A client request using it is refused, so a
-/// response with such an id is always the guard's.
-pub const ID_PREFIX: &str = "mcp-drift-guard-";
 
 /// One read from a stream.
 #[derive(Debug, PartialEq, Eq)]
@@ -185,6 +181,99 @@ pub fn unambiguous(line: &[u8]) -> bool {
         && memchr::memmem::find(body, "\u{85}".as_bytes()).is_none()
 }
 
+/// `line` (one JSON object that [`parse`] accepted) with its top-level `id` member's value replaced by
+/// `id`, byte for byte otherwise; `None` when it has no such member or is not an object. Lets an
+/// answer pass as the server wrote it with only its id given back to the client.
+#[must_use]
+pub fn with_id(line: &[u8], id: &Value) -> Option<Vec<u8>> {
+    let span = member_span(line, "id")?;
+    let mut out = Vec::with_capacity(line.len() + 16);
+    out.extend_from_slice(&line[..span.start]);
+    out.extend_from_slice(&serialize(id)[..]);
+    out.pop();
+    out.extend_from_slice(&line[span.end..]);
+    Some(out)
+}
+
+/// The byte range of the value of the top-level member `key` of the object in `line` (valid JSON).
+fn member_span(line: &[u8], key: &str) -> Option<std::ops::Range<usize>> {
+    let ws = |i: &mut usize| {
+        while line.get(*i).is_some_and(|b| b" \t\r\n".contains(b)) {
+            *i += 1;
+        }
+    };
+    let mut i = 0;
+    ws(&mut i);
+    if line.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    loop {
+        ws(&mut i);
+        if line.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_start = i;
+        i = skip_value(line, i)?;
+        let name: String = serde_json::from_slice(&line[key_start..i]).ok()?;
+        ws(&mut i);
+        if line.get(i) != Some(&b':') {
+            return None;
+        }
+        i += 1;
+        ws(&mut i);
+        let start = i;
+        i = skip_value(line, i)?;
+        if name == key {
+            return Some(start..i);
+        }
+        ws(&mut i);
+        match line.get(i) {
+            Some(b',') => i += 1,
+            _ => return None,
+        }
+    }
+}
+
+/// The end of the JSON value that starts at `i` (valid JSON assumed; `None` past the end).
+fn skip_value(line: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        match *line.get(i)? {
+            b'"' => {
+                i += 1;
+                loop {
+                    match *line.get(i)? {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+                i += 1;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+            }
+            _ if depth == 0 => {
+                // A number or a literal: up to the next delimiter.
+                while line.get(i).is_some_and(|b| !b",}] \t\r\n".contains(b)) {
+                    i += 1;
+                }
+                return Some(i);
+            }
+            _ => i += 1,
+        }
+        if depth == 0 {
+            return Some(i);
+        }
+    }
+}
+
 /// Every method name MCP defines, in either direction (2024-11-05 to 2025-11-25).
 pub const KNOWN_METHODS: &[&str] = &[
     "initialize",
@@ -270,12 +359,14 @@ pub enum Client {
     Other,
 }
 
-/// A client line the guard judged: what it holds, and the bytes to forward.
+/// A client line the guard judged: what it holds, the value judged and its line.
 #[derive(Debug)]
 pub struct Judged {
     /// One kind per message (several for a batch; a batch never holds a call).
     pub kinds: Vec<Client>,
-    /// [`serialize`]d from the judged value.
+    /// What was judged: forwarded as [`serialize`]d from this value (with ids of the guard's).
+    pub value: Value,
+    /// [`serialize`]d from the judged value, the client's ids kept (for the recording).
     pub line: Vec<u8>,
 }
 
@@ -306,7 +397,8 @@ pub fn client(line: &[u8]) -> Result<Judged, Refused> {
         }
         one => vec![client_one(one)?],
     };
-    Ok(Judged { kinds, line: serialize(&value) })
+    let line = serialize(&value);
+    Ok(Judged { kinds, value, line })
 }
 
 /// One message: a request (string `method`, string or number `id`), a notification (no `id`) or a
@@ -321,9 +413,6 @@ fn client_one(m: &Value) -> Result<Client, Refused> {
         && !(i.is_string() || i.is_number() || i.is_null())
     {
         return Err(refused(None, -32600, "an id that is not a string or a number"));
-    }
-    if id.and_then(Value::as_str).is_some_and(|s| s.starts_with(ID_PREFIX)) {
-        return Err(refused(id, -32600, format!("ids starting with `{ID_PREFIX}` are reserved")));
     }
     let Some(method) = o.get("method") else {
         // A response to a request of the server.
@@ -365,21 +454,20 @@ fn client_one(m: &Value) -> Result<Client, Refused> {
 /// A message from the server, as far as the guard cares.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Server {
-    /// A response to one of the guard's own requests: its id.
-    Own(String),
+    /// A response (no `method`): to a request the guard sent, its own or the client's.
+    Response,
     /// `notifications/tools/list_changed`.
     ListChanged,
-    /// Anything else, forwarded.
+    /// Anything else (the server's requests and notifications), forwarded.
     Other,
 }
 
 /// Classifies one message (an element of a batch, or the whole line) from the server.
 #[must_use]
 pub fn server(m: &Value) -> Server {
-    let method = m.get("method").and_then(Value::as_str);
-    match (method, m.get("id").filter(|i| !i.is_null())) {
-        (Some("notifications/tools/list_changed"), None) => Server::ListChanged,
-        (None, Some(Value::String(s))) if s.starts_with(ID_PREFIX) => Server::Own(s.clone()),
+    match m.get("method") {
+        None if m.is_object() => Server::Response,
+        Some(method) if method == "notifications/tools/list_changed" && m.get("id").is_none() => Server::ListChanged,
         _ => Server::Other,
     }
 }
@@ -451,15 +539,6 @@ mod tests {
         // Two `method` members: one parser keeps the first, another the last.
         assert_eq!(code(br#"{"id":1,"method":"ping","method":"tools/call"}"#), -32700);
         assert_eq!(code(br#"{"id":1,"method":"tools/call","params":{"name":"a","name":"b"}}"#), -32700);
-        // The reserved ids, for a call too (its answer would be taken for the guard's own).
-        for m in [
-            r#"{"jsonrpc":"2.0","id":"mcp-drift-guard-1","method":"ping"}"#,
-            r#"{"jsonrpc":"2.0","id":"mcp-drift-guard-1","method":"tools/call","params":{"name":"echo"}}"#,
-            r#"{"jsonrpc":"2.0","id":"mcp-drift-guard-1","result":{}}"#,
-        ] {
-            let r = client(m.as_bytes()).unwrap_err();
-            assert_eq!((r.code, r.id), (-32600, Some(json!("mcp-drift-guard-1"))), "{m}");
-        }
         // Batches: of calls, nested, empty.
         assert_eq!(code(br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call"}]"#), -32600);
         assert_eq!(code(br#"[[{"jsonrpc":"2.0","id":1,"method":"tools/call"}]]"#), -32600);
@@ -517,14 +596,29 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_gets_its_id_back_byte_for_byte() {
+        let line = b"{\"result\": {\"id\": 9, \"t\": \"a\\\"}\"}, \"jsonrpc\": \"2.0\",  \"id\" : 17 }\n";
+        let out = with_id(line, &json!("abc")).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"result\": {\"id\": 9, \"t\": \"a\\\"}\"}, \"jsonrpc\": \"2.0\",  \"id\" : \"abc\" }\n"
+        );
+        // An escaped key is the same key.
+        let out = with_id(br#"{"\u0069d":3,"result":[1,{"x":[]}]}"#, &json!(2)).unwrap();
+        assert_eq!(out, br#"{"\u0069d":2,"result":[1,{"x":[]}]}"#);
+        let out = with_id(br#"{"result":[1,{"x":[]}],"id":3}"#, &json!(2)).unwrap();
+        assert_eq!(out, br#"{"result":[1,{"x":[]}],"id":2}"#);
+        assert_eq!(with_id(br#"{"result":{}}"#, &json!(1)), None);
+        assert_eq!(with_id(b"[1]", &json!(1)), None);
+    }
+
+    #[test]
     fn server_messages() {
         let v = |s: &str| parse(s.as_bytes()).unwrap();
-        assert_eq!(
-            server(&v(r#"{"jsonrpc":"2.0","id":"mcp-drift-guard-4","result":{"tools":[]}}"#)),
-            Server::Own("mcp-drift-guard-4".into())
-        );
-        assert_eq!(server(&v(r#"{"jsonrpc":"2.0","id":"mcp-drift-guard-4","method":"ping"}"#)), Server::Other);
-        assert_eq!(server(&v(r#"{"jsonrpc":"2.0","id":4,"result":{}}"#)), Server::Other);
+        assert_eq!(server(&v(r#"{"jsonrpc":"2.0","id":4,"result":{"tools":[]}}"#)), Server::Response);
+        assert_eq!(server(&v(r#"{"jsonrpc":"2.0","id":"x","error":{}}"#)), Server::Response);
+        assert_eq!(server(&v(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#)), Server::Other);
+        assert_eq!(server(&v(r#"{"jsonrpc":"2.0","method":"notifications/message"}"#)), Server::Other);
         assert_eq!(server(&v(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#)), Server::ListChanged);
         assert!(parse(b"not json").is_err());
     }

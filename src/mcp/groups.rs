@@ -12,6 +12,21 @@ use std::time::{Duration, Instant};
 
 static GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
+/// Set when the handler starts: the run is ending by a signal, whatever its own result.
+static SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Called as `capture` or `guard` is about to end the process: when a signal is being handled, waits
+/// for the handler to end the process with the signal's status (`128 + signal`), so that a server
+/// the handler just stopped does not end the run first with its own exit code, nor the run end
+/// while the handler still stops the group.
+pub fn wait_if_signalled() {
+    if SIGNALLED.load(std::sync::atomic::Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
 /// A server started in a process group of its own (its pid is the group's id).
 pub fn register(pid: u32) {
     GROUPS.lock().unwrap_or_else(PoisonError::into_inner).push(pid);
@@ -33,6 +48,7 @@ pub fn stop_on_signals(grace: Duration, before_exit: fn()) -> std::io::Result<()
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT])?;
     std::thread::Builder::new().name("signals".into()).spawn(move || {
         if let Some(signal) = signals.forever().next() {
+            SIGNALLED.store(true, std::sync::atomic::Ordering::SeqCst);
             before_exit();
             stop_all(grace);
             std::process::exit(128 + signal);

@@ -41,9 +41,14 @@ pub struct LockedTool {
 /// The parts of a tool that make its contract, with annotation defaults spelled out.
 #[must_use]
 pub fn contract(tool: &Tool) -> Value {
-    let v = tool.value();
+    contract_of(&tool.name, tool.value())
+}
+
+/// [`contract`] of a tool object `v` named `name` (a listed tool, not loaded as a [`Tool`]).
+#[must_use]
+pub fn contract_of(name: &str, v: &Value) -> Value {
     let mut c = Map::new();
-    c.insert("name".into(), json!(tool.name));
+    c.insert("name".into(), json!(name));
     for key in ["title", "description", "inputSchema", "outputSchema"] {
         if let Some(x) = v.get(key) {
             c.insert(key.into(), x.clone());

@@ -29,8 +29,9 @@ pub struct Lock {
     path: std::path::PathBuf,
     /// The name shown in refusals (the path as given).
     pub name: String,
-    /// The locked `inputSchema` and `outputSchema` (when there is one) of each tool, by published name.
-    pub schemas: BTreeMap<String, (Value, Option<Value>)>,
+    /// Where each tool's locked contract is in `text`, by published name: parsed when the tool is
+    /// first called ([`Lock::schemas`]), not held as values for every tool at once.
+    contracts: BTreeMap<String, std::ops::Range<usize>>,
 }
 
 impl Lock {
@@ -40,16 +41,69 @@ impl Lock {
     /// A missing, unreadable or corrupt lock.
     pub fn read(path: &Path, limits: crate::load::Limits) -> Result<Lock, Error> {
         let (file, text) = lock::read_text(path, limits)?;
-        let mut schemas = BTreeMap::new();
+        let mut contracts = BTreeMap::new();
         let snapshot = lock::locked_snapshot(text.clone(), path, &mut Sources::default())?;
         for tool in snapshot.tools.values() {
-            let v = tool.value();
-            let input = v.get("inputSchema").cloned().unwrap_or(Value::Bool(true));
-            let output = v.get("outputSchema").filter(|s| !s.is_null()).cloned();
-            schemas.insert(tool.published_name().to_owned(), (input, output));
+            let (raw, whole) = (tool.raw(), tool.file_text());
+            let start = (raw.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+            // The snapshot was read from a copy of `text`: the same offsets.
+            if text.get(start..start + raw.len()) == Some(raw) {
+                contracts.insert(tool.published_name().to_owned(), start..start + raw.len());
+            }
         }
-        Ok(Lock { file, text, path: path.to_owned(), name: path.display().to_string(), schemas })
+        drop(snapshot);
+        Ok(Lock { file, text, path: path.to_owned(), name: path.display().to_string(), contracts })
     }
+
+    /// The locked `inputSchema` (`true` when there is none) and `outputSchema` (when there is one) of
+    /// `tool`, parsed from the lock's text.
+    #[must_use]
+    pub fn schemas(&self, tool: &str) -> Option<(Value, Option<Value>)> {
+        let mut v: Value = serde_json::from_str(self.text.get(self.contracts.get(tool)?.clone())?).ok()?;
+        let input = v.get_mut("inputSchema").map_or(Value::Bool(true), Value::take);
+        let output = v.get_mut("outputSchema").map(Value::take).filter(|s| !s.is_null());
+        Some((input, output))
+    }
+
+    /// Whether `tool` is in the lock.
+    #[must_use]
+    pub fn has(&self, tool: &str) -> bool {
+        self.contracts.contains_key(tool)
+    }
+}
+
+/// The contract hash of a listed tool object, as `lock` computes it, when it has one the guard can
+/// compute without loading the listing: a string `name` and an object `inputSchema`.
+#[must_use]
+pub fn listed_hash(tool: &Value) -> Option<(&str, String)> {
+    let name = tool.get("name")?.as_str()?;
+    tool.get("inputSchema")?.as_object()?;
+    Some((name, lock::hash(&lock::contract_of(name, tool))))
+}
+
+/// The verdicts of a listing that lists exactly the locked tools, each with its locked hash: none
+/// drifted, nothing to explain. `None` for any other listing (the diff engine judges it).
+fn unchanged(lock: &Lock, tools: &[Value]) -> Option<Checked> {
+    if tools.len() != lock.file.tools.len() {
+        return None;
+    }
+    let mut checked = Checked::default();
+    for tool in tools {
+        let (name, hash) = listed_hash(tool)?;
+        if lock.file.tools.get(name)?.sha256 != hash || checked.tools.contains_key(name) {
+            return None;
+        }
+        let verdict = Verdict {
+            locked: Some(hash.clone()),
+            current: Some(hash),
+            changes: Vec::new(),
+            problem: None,
+            blocked: false,
+        };
+        checked.tools.insert(name.to_owned(), verdict);
+    }
+    checked.locked = lock.file.tools.iter().map(|(n, t)| (n.clone(), t.sha256.clone())).collect();
+    Some(checked)
 }
 
 /// Which drift a team accepts: `allow` rules and rules turned off never block; with `block_on`, only
@@ -145,6 +199,10 @@ impl Checked {
 /// Judges `tools` (the concatenated `tools` arrays of every `tools/list` page) against the lock.
 #[must_use]
 pub fn check(lock: &Lock, tools: &[Value], policy: &Policy) -> Checked {
+    // The common case, when every call re-lists: nothing drifted, and no diff to run.
+    if let Some(checked) = unchanged(lock, tools) {
+        return checked;
+    }
     let locked: BTreeMap<String, String> = lock.file.tools.iter().map(|(n, t)| (n.clone(), t.sha256.clone())).collect();
     let mut checked = Checked { locked: locked.clone(), ..Checked::default() };
     let mut sources = Sources::default();
@@ -154,7 +212,12 @@ pub fn check(lock: &Lock, tools: &[Value], policy: &Policy) -> Checked {
     let listing = serde_json::json!({ "tools": tools });
     let bytes = serde_json::to_vec(&listing).unwrap_or_default();
     let Ok(new) = crate::load::load_bytes("tools/list", bytes, &mut sources) else { return checked };
+    let mut new = new;
     let current = lock::lock(&new);
+    // A tool whose hash is the locked one has the locked contract: compared without a walk.
+    let mut old = old;
+    lock::pin(&mut old, &lock.file);
+    lock::pin(&mut new, &current);
     // Tools that cannot be hashed: blocked by name, whatever their findings.
     let mut problems: BTreeMap<String, String> = BTreeMap::new();
     for p in &new.problems {
@@ -267,6 +330,36 @@ mod tests {
         assert!(a.blocked && a.locked != a.current, "{a:?}");
         assert_eq!(a.rules(), vec!["input-required-added"]);
         assert_eq!(checked.counts(), (2, 1, 1));
+    }
+
+    /// The fast path (a listing of exactly the locked contracts) gives the verdicts the diff engine
+    /// gives, with hashes computed from the listed values as `lock` computes them from text: also
+    /// for annotations left to their defaults, numbers in other forms and keys in another order.
+    #[test]
+    fn an_unchanged_listing_is_judged_without_the_diff_engine_and_alike() {
+        let odd = json!({"name": "odd", "title": "Odd", "annotations": {"readOnlyHint": true},
+            "inputSchema": {"type": "object", "properties": {"n": {"type": "number", "maximum": 1e3, "minimum": 0.5}},
+            "required": ["n"]}, "outputSchema": {"type": "object"}, "_meta": {"x": 1}});
+        let tools = vec![tool("a", "Search. \u{e9}\u{1F600}", &["q"]), odd];
+        let lock = lock_of(&json!({ "tools": tools }));
+        let fast = unchanged(&lock, &tools).expect("the locked listing is unchanged");
+        let mut reordered: Vec<Value> = tools
+            .iter()
+            .rev()
+            .map(|t| serde_json::from_str(&serde_json::to_string_pretty(t).unwrap()).unwrap())
+            .collect();
+        reordered[0]["inputSchema"]["properties"]["n"]["maximum"] = json!(1000.0);
+        assert!(unchanged(&lock, &reordered).is_some(), "the same contracts in another form");
+        // What the slow path says of the same listing, a drifted tool beside it forcing it.
+        let mut more = tools.clone();
+        more.push(tool("extra", "New.", &[]));
+        let slow = check(&lock, &more, &Policy::default());
+        for name in ["a", "odd"] {
+            assert_eq!(fast.verdict(name), slow.verdict(name), "{name}");
+        }
+        assert!(unchanged(&lock, &more).is_none());
+        assert!(unchanged(&lock, &tools[..1]).is_none());
+        assert!(unchanged(&lock, &[tools[0].clone(), tools[0].clone()]).is_none());
     }
 
     #[test]

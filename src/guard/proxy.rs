@@ -184,12 +184,18 @@ impl Shared {
 
     /// The validators of a locked tool.
     fn checks(&self, tool: &str) -> Option<Arc<Checks>> {
-        let (input, output) = self.lock.schemas.get(tool)?;
+        if !self.lock.has(tool) {
+            return None;
+        }
         let mut cache = hold(&self.schemas);
         if let Some(c) = cache.get(tool) {
             return Some(Arc::clone(c));
         }
-        let c = Arc::new(Checks { input: Schema::new(input), output: output.as_ref().map(Schema::new) });
+        let (input, output) = self.lock.schemas(tool)?;
+        // Kept for the session, like the cache entry that borrows them: once per tool called.
+        let input: &'static Value = Box::leak(Box::new(input));
+        let output: Option<&'static Value> = output.map(|o| &*Box::leak(Box::new(o)));
+        let c = Arc::new(Checks { input: Schema::new(input), output: output.map(Schema::new) });
         cache.insert(tool.to_owned(), Arc::clone(&c));
         Some(c)
     }
@@ -227,10 +233,17 @@ impl Shared {
             return;
         }
         let Some(Value::Array(tools)) = m.pointer("/result/tools") else { return };
-        let checked = check::check(self.lock, tools, &self.policy);
+        // Hashes only: what the client is shown is compared with the guard's own listing by hash.
+        let mut hashes: HashMap<&str, Option<String>> = HashMap::with_capacity(tools.len());
+        for tool in tools {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
+            let hash = check::listed_hash(tool).map(|(_, h)| h);
+            // A name listed twice has no one contract.
+            hashes.entry(name).and_modify(|h| *h = None).or_insert(hash);
+        }
         let mut shown = hold(&self.shown);
-        for name in tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)) {
-            shown.insert(name.to_owned(), checked.verdict(name).current);
+        for (name, hash) in hashes {
+            shown.insert(name.to_owned(), hash);
         }
     }
 

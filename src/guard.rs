@@ -22,6 +22,7 @@
 pub mod check;
 mod ids;
 pub mod listen;
+pub mod listing;
 mod process;
 mod proxy;
 pub mod reply;

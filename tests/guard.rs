@@ -1064,3 +1064,44 @@ fn a_server_that_shows_the_client_another_listing_than_the_guard_is_refused() {
     let calls: Vec<&str> = received.lines().filter(|l| l.contains("tools/call")).collect();
     assert_eq!(calls.len(), 1, "{received}");
 }
+
+/// A listing over 64 KiB is read tool by tool (never held as values whole): an unchanged one passes,
+/// one changed tool among 300 is refused with its rule, and the client's own listing reaches it
+/// byte for byte with its id back, a lie in it still caught.
+#[test]
+fn a_large_listing_is_judged_as_a_small_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let many = |required: &[&str], description: &str| -> Value {
+        let tools: Vec<Value> = (0..300)
+            .map(|i| {
+                json!({"name": format!("t{i}"), "description": format!("{description} {}", "x".repeat(300)),
+                    "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}},
+                    "required": if i == 7 { required.to_vec() } else { Vec::new() }}})
+            })
+            .collect();
+        Value::Array(tools)
+    };
+    let honest = many(&[], "Search.");
+    let lock = lock(dir.path(), &json!({ "tools": honest }));
+    let (file, log) = (dir.path().join("tools.json"), dir.path().join("received.log"));
+    std::fs::write(&file, honest.to_string()).unwrap();
+    assert!(honest.to_string().len() > 100_000);
+    let env = [("FAKE_TOOLS", file.as_path()), ("FAKE_LOG", log.as_path())];
+    let mut session = Session::start(&guard(&["--lock", lock.to_str().unwrap()], &fake()), &env);
+    session.initialize();
+    let (_, ok) = session.call(1, "t7", &json!({"q": "a"}));
+    assert_eq!(ok["result"]["content"][0]["text"], r#"{"q": "a"}"#, "{ok}");
+    // The client's listing, as the server wrote it but for the id.
+    let (raw, shown) = session.request(2, "tools/list", &json!({}));
+    assert_eq!(shown["result"]["tools"], honest);
+    assert!(String::from_utf8_lossy(&raw).starts_with(r#"{"jsonrpc": "2.0", "id": 2, "result": "#));
+    // One tool of 300 changes without a notification.
+    std::fs::write(&file, many(&["q"], "Search.").to_string()).unwrap();
+    let (_, refused) = session.call(3, "t7", &json!({"q": "b"}));
+    assert_eq!(refused["result"]["structuredContent"]["rules"], json!(["input-required-added"]), "{refused}");
+    let (_, other) = session.call(4, "t8", &json!({"q": "c"}));
+    assert_eq!(other["result"]["isError"], Value::Null, "{other}");
+    no_guard_ids(&session);
+    assert_eq!(session.close().0, 0);
+    assert_eq!(calls_received(&log), 2);
+}

@@ -16,6 +16,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::listing::Listed;
 use crate::catalog::{RuleId, Severity};
 use crate::error::Error;
 use crate::load::Sources;
@@ -40,18 +41,19 @@ impl Lock {
     /// # Errors
     /// A missing, unreadable or corrupt lock.
     pub fn read(path: &Path, limits: crate::load::Limits) -> Result<Lock, Error> {
-        let (file, text) = lock::read_text(path, limits)?;
+        // Read once: the contracts are located in the text the lock was read from, not in a copy.
+        let mut sources = Sources::default();
+        let (file, snapshot) = lock::load(path, limits, &mut sources)?;
         let mut contracts = BTreeMap::new();
-        let snapshot = lock::locked_snapshot(text.clone(), path, &mut Sources::default())?;
         for tool in snapshot.tools.values() {
             let (raw, whole) = (tool.raw(), tool.file_text());
             let start = (raw.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
-            // The snapshot was read from a copy of `text`: the same offsets.
-            if text.get(start..start + raw.len()) == Some(raw) {
+            if whole.get(start..start + raw.len()) == Some(raw) {
                 contracts.insert(tool.published_name().to_owned(), start..start + raw.len());
             }
         }
         drop(snapshot);
+        let text = sources.files.pop().map(|f| std::sync::Arc::unwrap_or_clone(f.text)).unwrap_or_default();
         Ok(Lock { file, text, path: path.to_owned(), name: path.display().to_string(), contracts })
     }
 
@@ -63,6 +65,12 @@ impl Lock {
         let input = v.get_mut("inputSchema").map_or(Value::Bool(true), Value::take);
         let output = v.get_mut("outputSchema").map(Value::take).filter(|s| !s.is_null());
         Some((input, output))
+    }
+
+    /// The locked contract of `tool` (name, title, description, schemas, annotations), as a tool object.
+    #[must_use]
+    pub fn contract(&self, tool: &str) -> Option<Value> {
+        serde_json::from_str(self.text.get(self.contracts.get(tool)?.clone())?).ok()
     }
 
     /// Whether `tool` is in the lock.
@@ -83,13 +91,13 @@ pub fn listed_hash(tool: &Value) -> Option<(&str, String)> {
 
 /// The verdicts of a listing that lists exactly the locked tools, each with its locked hash: none
 /// drifted, nothing to explain. `None` for any other listing (the diff engine judges it).
-fn unchanged(lock: &Lock, tools: &[Value]) -> Option<Checked> {
+fn unchanged(lock: &Lock, tools: &[Listed]) -> Option<Checked> {
     if tools.len() != lock.file.tools.len() {
         return None;
     }
     let mut checked = Checked::default();
     for tool in tools {
-        let (name, hash) = listed_hash(tool)?;
+        let (name, hash) = (tool.name.as_deref()?, tool.hash.clone()?);
         if lock.file.tools.get(name)?.sha256 != hash || checked.tools.contains_key(name) {
             return None;
         }
@@ -196,13 +204,35 @@ impl Checked {
     }
 }
 
+/// Whether to keep a listed tool's object for [`check_listed`]: unless it has the locked hash of
+/// its name (then the lock's contract stands for it).
+#[must_use]
+pub fn keep(lock: &Lock, name: Option<&str>, hash: Option<&str>) -> bool {
+    match (name, hash) {
+        (Some(name), Some(hash)) => lock.file.tools.get(name).is_none_or(|t| t.sha256 != hash),
+        _ => true,
+    }
+}
+
+/// [`check`] of a listing read tool by tool ([`super::listing`]): a listing of exactly the locked
+/// contracts is judged from the hashes alone (the common case, when every call re-lists); any other
+/// is judged by the diff engine, each tool not kept (it has its locked hash) stood for by the lock's
+/// contract.
+#[must_use]
+pub fn check_listed(lock: &Lock, tools: Vec<Listed>, policy: &Policy) -> Checked {
+    if let Some(checked) = unchanged(lock, &tools) {
+        return checked;
+    }
+    let values: Vec<Value> = tools
+        .into_iter()
+        .filter_map(|t| t.value.or_else(|| t.name.as_deref().and_then(|n| lock.contract(n))))
+        .collect();
+    check(lock, &values, policy)
+}
+
 /// Judges `tools` (the concatenated `tools` arrays of every `tools/list` page) against the lock.
 #[must_use]
 pub fn check(lock: &Lock, tools: &[Value], policy: &Policy) -> Checked {
-    // The common case, when every call re-lists: nothing drifted, and no diff to run.
-    if let Some(checked) = unchanged(lock, tools) {
-        return checked;
-    }
     let locked: BTreeMap<String, String> = lock.file.tools.iter().map(|(n, t)| (n.clone(), t.sha256.clone())).collect();
     let mut checked = Checked { locked: locked.clone(), ..Checked::default() };
     let mut sources = Sources::default();
@@ -342,24 +372,33 @@ mod tests {
             "required": ["n"]}, "outputSchema": {"type": "object"}, "_meta": {"x": 1}});
         let tools = vec![tool("a", "Search. \u{e9}\u{1F600}", &["q"]), odd];
         let lock = lock_of(&json!({ "tools": tools }));
-        let fast = unchanged(&lock, &tools).expect("the locked listing is unchanged");
+        let listed = |tools: &[Value]| -> Vec<Listed> {
+            tools.iter().map(|t| super::super::listing::listed(t.clone(), &|n, h| keep(&lock, n, h))).collect()
+        };
+        let fast = unchanged(&lock, &listed(&tools)).expect("the locked listing is unchanged");
         let mut reordered: Vec<Value> = tools
             .iter()
             .rev()
             .map(|t| serde_json::from_str(&serde_json::to_string_pretty(t).unwrap()).unwrap())
             .collect();
         reordered[0]["inputSchema"]["properties"]["n"]["maximum"] = json!(1000.0);
-        assert!(unchanged(&lock, &reordered).is_some(), "the same contracts in another form");
-        // What the slow path says of the same listing, a drifted tool beside it forcing it.
+        assert!(unchanged(&lock, &listed(&reordered)).is_some(), "the same contracts in another form");
+        // What the slow path says of the same listing, a drifted tool beside it forcing it; and the
+        // slow path of tools not kept (the lock's contracts standing for them) says the same.
         let mut more = tools.clone();
         more.push(tool("extra", "New.", &[]));
         let slow = check(&lock, &more, &Policy::default());
+        let stood_for = check_listed(&lock, listed(&more), &Policy::default());
+        assert!(listed(&more)[..2].iter().all(|t| t.value.is_none()));
+        for name in ["a", "odd", "extra"] {
+            assert_eq!(stood_for.verdict(name), slow.verdict(name), "{name}");
+        }
         for name in ["a", "odd"] {
             assert_eq!(fast.verdict(name), slow.verdict(name), "{name}");
         }
-        assert!(unchanged(&lock, &more).is_none());
-        assert!(unchanged(&lock, &tools[..1]).is_none());
-        assert!(unchanged(&lock, &[tools[0].clone(), tools[0].clone()]).is_none());
+        assert!(unchanged(&lock, &listed(&more)).is_none());
+        assert!(unchanged(&lock, &listed(&tools[..1])).is_none());
+        assert!(unchanged(&lock, &listed(&[tools[0].clone(), tools[0].clone()])).is_none());
     }
 
     #[test]

@@ -112,6 +112,20 @@ impl Ids {
         true
     }
 
+    /// Whose request a response with this id would answer, without taking it: the client's id for a
+    /// forwarded request.
+    #[must_use]
+    pub fn peek(&self, id: &Value) -> (Answer, Option<&Value>) {
+        let Some(n) = id.as_u64() else { return (Answer::Unknown, None) };
+        if let Some(client) = self.forwarded.get(&n) {
+            return (Answer::Client, Some(client));
+        }
+        if self.own.contains(&n) {
+            return (Answer::Own(n), None);
+        }
+        (Answer::Unknown, None)
+    }
+
     /// Whose request the server's response `m` answers; a forwarded client request's gets the
     /// client's id back.
     pub fn inbound(&mut self, m: &mut Value) -> Answer {

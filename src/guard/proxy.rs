@@ -31,6 +31,7 @@ mod loops;
 
 use super::check::{self, Checked, Lock, Policy, Verdict};
 use super::ids::{Answer, Ids};
+use super::listing::{self, Listed};
 use super::wire;
 use super::{Bounds, Notice, Recheck, reply};
 use crate::replay::check::{Schema, Verdict as Validation};
@@ -69,7 +70,8 @@ enum View {
 struct Fetch {
     /// The id of the page request in flight.
     id: u64,
-    tools: Vec<Value>,
+    /// Every page's tools: names and hashes, and the objects of those not locked as listed.
+    tools: Vec<Listed>,
     /// The size of the pages read so far.
     bytes: usize,
     cursors: HashSet<String>,
@@ -233,11 +235,17 @@ impl Shared {
             return;
         }
         let Some(Value::Array(tools)) = m.pointer("/result/tools") else { return };
-        // Hashes only: what the client is shown is compared with the guard's own listing by hash.
-        let mut hashes: HashMap<&str, Option<String>> = HashMap::with_capacity(tools.len());
-        for tool in tools {
-            let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
-            let hash = check::listed_hash(tool).map(|(_, h)| h);
+        self.shown(
+            tools.iter().map(|t| (t.get("name").and_then(Value::as_str), check::listed_hash(t).map(|(_, h)| h))),
+        );
+    }
+
+    /// Remembers the contract hash of each tool the client was shown (by hash only: what the client
+    /// is shown is compared with the guard's own listing by hash).
+    fn shown<'t>(&self, tools: impl Iterator<Item = (Option<&'t str>, Option<String>)>) {
+        let mut hashes: HashMap<&str, Option<String>> = HashMap::new();
+        for (name, hash) in tools {
+            let Some(name) = name else { continue };
             // A name listed twice has no one contract.
             hashes.entry(name).and_modify(|h| *h = None).or_insert(hash);
         }
@@ -245,6 +253,38 @@ impl Shared {
         for (name, hash) in hashes {
             shown.insert(name.to_owned(), hash);
         }
+    }
+
+    /// A large line from the server read as a `tools/list` answer, tool by tool, without holding it
+    /// as values ([`listing`]): the guard's own page, or the answer to the client's `tools/list`
+    /// (passed on as the server wrote it, with the client's id back). Returns whether it was one of
+    /// those; anything else is left to the usual reading.
+    fn listing_line(&self, line: &[u8]) -> bool {
+        let keep = |name: Option<&str>, hash: Option<&str>| check::keep(self.lock, name, hash);
+        let Ok(listing::Read::Listing(l)) = listing::read(line, &keep) else { return false };
+        let mut message = serde_json::json!({ "id": l.id });
+        let mut ids = hold(&self.ids);
+        // The line as the client gets it: the server's bytes, the client's id.
+        let renamed = match ids.peek(&message["id"]) {
+            (Answer::Own(_), _) => None,
+            (Answer::Client, Some(client)) if hold(&self.client_lists).contains(&client.to_string()) => {
+                let Some(renamed) = wire::with_id(line, client) else { return false };
+                Some(renamed)
+            }
+            _ => return false,
+        };
+        let answer = ids.inbound(&mut message);
+        drop(ids);
+        match (answer, renamed) {
+            (Answer::Own(id), _) => self.own(id, Page::Tools { tools: l.tools, cursor: l.next_cursor }, line.len()),
+            (Answer::Client, Some(renamed)) => {
+                hold(&self.client_lists).remove(&message["id"].to_string());
+                self.shown(l.tools.iter().map(|t| (t.name.as_deref(), t.hash.clone())));
+                self.to_client(&renamed);
+            }
+            _ => {}
+        }
+        true
     }
 
     /// A response from the server: when it answers a forwarded call of a tool with a locked
@@ -546,20 +586,33 @@ impl Shared {
         }
     }
 
-    /// A response to the guard's own request (`size`: the bytes of the line it came in).
-    fn own(&self, id: u64, mut value: Value, size: usize) {
+    /// A response to the guard's own request, parsed whole (`size`: the bytes of the line it came in).
+    fn own_value(&self, id: u64, mut value: Value, size: usize) {
+        let page = if let Some(e) = value.get("error") {
+            Page::Error(e.get("message").and_then(Value::as_str).unwrap_or("no message").to_owned())
+        } else if let Some(Value::Array(tools)) = value.pointer_mut("/result/tools").map(Value::take) {
+            let keep = |name: Option<&str>, hash: Option<&str>| check::keep(self.lock, name, hash);
+            let tools = tools.into_iter().map(|t| listing::listed(t, &keep)).collect();
+            Page::Tools { tools, cursor: value.pointer_mut("/result/nextCursor").map(Value::take) }
+        } else {
+            Page::NoTools
+        };
+        self.own(id, page, size);
+    }
+
+    /// A page of the guard's own listing (`size`: the bytes of the line it came in).
+    fn own(&self, id: u64, page: Page, size: usize) {
         let mut st = hold(&self.state);
         let View::Fetching(f) = &mut st.view else { return };
         if f.id != id {
             return;
         }
-        if let Some(e) = value.get("error") {
-            let message = e.get("message").and_then(Value::as_str).unwrap_or("no message");
-            return self.fail(&mut st, &format!("the server answered tools/list with an error: {message}"));
-        }
-        // Taken out of the page, not copied: a large listing is held once.
-        let Some(Value::Array(tools)) = value.pointer_mut("/result/tools").map(Value::take) else {
-            return self.fail(&mut st, "the server's tools/list result has no `tools` array");
+        let (tools, cursor) = match page {
+            Page::Error(message) => {
+                return self.fail(&mut st, &format!("the server answered tools/list with an error: {message}"));
+            }
+            Page::NoTools => return self.fail(&mut st, "the server's tools/list result has no `tools` array"),
+            Page::Tools { tools, cursor } => (tools, cursor),
         };
         f.bytes = f.bytes.saturating_add(size);
         if f.bytes > self.bounds.max_listing_bytes {
@@ -570,9 +623,12 @@ impl Shared {
             let max = self.bounds.max_tools;
             return self.fail(&mut st, &format!("the server lists more than {max} tools"));
         }
-        let _ = serde_json::to_writer(Hashing(&mut f.digest), &tools);
+        for t in &tools {
+            // What the verdicts depend on: each name and hash, and the objects kept.
+            let _ = serde_json::to_writer(Hashing(&mut f.digest), &(&t.name, &t.hash, &t.value));
+        }
         f.tools.extend(tools);
-        if let Some(cursor) = value.pointer("/result/nextCursor").and_then(Value::as_str).filter(|c| !c.is_empty()) {
+        if let Some(cursor) = cursor.as_ref().and_then(Value::as_str).filter(|c| !c.is_empty()) {
             if !f.cursors.insert(cursor.to_owned()) {
                 return self.fail(&mut st, "the server's tools/list pages loop back to a cursor already seen");
             }
@@ -590,7 +646,7 @@ impl Shared {
             }
             return;
         }
-        let View::Fetching(f) = std::mem::replace(&mut st.view, View::Stale) else { return };
+        let View::Fetching(mut f) = std::mem::replace(&mut st.view, View::Stale) else { return };
         if f.changed {
             if f.restarts >= MAX_RESTARTS {
                 return self.fail(&mut st, "the server's tool list kept changing while the guard read it");
@@ -601,7 +657,7 @@ impl Shared {
         let checked = match &st.last {
             Some((d, checked)) if *d == digest => Arc::clone(checked),
             _ => {
-                let checked = Arc::new(check::check(self.lock, &f.tools, &self.policy));
+                let checked = Arc::new(check::check_listed(self.lock, std::mem::take(&mut f.tools), &self.policy));
                 let (listed, drifted, blocked) = checked.counts();
                 if drifted > 0 {
                     (self.notice)(&format!(
@@ -648,6 +704,18 @@ impl Shared {
             self.unchecked(p, "the server has exited");
         }
     }
+}
+
+/// One page of the guard's own listing.
+enum Page {
+    /// The server answered with an error: its message.
+    Error(String),
+    /// A result without a `tools` array.
+    NoTools,
+    Tools {
+        tools: Vec<Listed>,
+        cursor: Option<Value>,
+    },
 }
 
 /// Feeds serialized JSON to a hash without holding it.

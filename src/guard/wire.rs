@@ -141,6 +141,14 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
+/// A value read through `d` as [`parse`] reads one: a key repeated in one object is an error.
+///
+/// # Errors
+/// `d`'s, or a repeated key.
+pub fn strict_value<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    Strict::deserialize(d).map(|s| s.0)
+}
+
 /// Parses one message: JSON (`serde_json`'s nesting limit), no key repeated in any object.
 ///
 /// # Errors

@@ -7,6 +7,9 @@ use std::io::Read;
 use serde_json::Value;
 
 use super::{Answer, Shared, hold};
+
+/// Lines at least this long that hold `"tools"` are first read as a `tools/list` answer, tool by tool.
+const STREAM_LISTING_BYTES: usize = 64 << 10;
 use crate::guard::reply;
 use crate::guard::wire::{self, Client, Frame, Lines, Server};
 
@@ -84,6 +87,14 @@ pub(super) fn server_loop(shared: &Shared, output: impl Read) {
         if wire::is_blank(&line) {
             continue;
         }
+        // A large listing is read tool by tool, never held as values whole.
+        if line.len() >= STREAM_LISTING_BYTES
+            && wire::unambiguous(&line)
+            && memchr::memmem::find(&line, b"\"tools\"").is_some()
+            && shared.listing_line(&line)
+        {
+            continue;
+        }
         let value = match wire::parse(&line) {
             Ok(v) => v,
             Err(e) => {
@@ -154,7 +165,7 @@ impl Shared {
                 let answer = hold(&self.ids).inbound(&mut m);
                 match answer {
                     Answer::Own(id) => {
-                        self.own(id, m, size);
+                        self.own_value(id, m, size);
                         Inbound::Taken
                     }
                     Answer::Unknown => {

@@ -263,3 +263,51 @@ fn action_with_a_base_reads_the_base_configuration_whatever_config_says() {
     );
     assert_eq!(code, 2, "refused before anything runs: {log}");
 }
+
+/// With a base, the `lock` input is a path read as committed at the base: the default spelled out
+/// with `./` still reads the base's lock, and a working-tree or other-revision spelling is refused
+/// (attack B1 of the second #33 pass: `lock: ./mcp-tools.lock` used the pull request's own lock).
+#[test]
+fn action_with_a_base_reads_the_base_lock_whatever_lock_says() {
+    let r = hostile_pull_request();
+    std::fs::remove_file(r.path().join("mcp-drift.toml")).unwrap();
+    for lock in ["mcp-tools.lock", "./mcp-tools.lock"] {
+        let (code, log, summary) =
+            run_action_in(r.path(), &[("COMMAND", "verify"), ("NEW", "tools.json"), ("BASE", "main"), ("LOCK", lock)]);
+        assert_eq!(code, 1, "{lock}: {log}");
+        assert!(summary.contains("input-required-added"), "{lock}: {summary}");
+    }
+    let abs = r.path().join("mcp-tools.lock");
+    for lock in ["HEAD:mcp-tools.lock", abs.to_str().unwrap(), "../x.lock", "a/../../x.lock"] {
+        let (code, log, _) = run_action_in(
+            r.path(),
+            &[("COMMAND", "verify"), ("NEW", "tools.json"), ("BASE", "main"), ("LOCK", lock), ("SARIF", "")],
+        );
+        assert_eq!(code, 2, "{lock}: refused before anything runs: {log}");
+    }
+}
+
+/// An empty `fail-on` input leaves the threshold to the configuration, the base's with a base: a
+/// base that says `fail-on = "never"` is obeyed (the input's old default `error` overrode it).
+#[test]
+fn action_fail_on_defaults_to_the_base_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, p) = (Path::new(env!("CARGO_MANIFEST_DIR")), dir.path());
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["config", "user.email", "ci@example.com"],
+        &["config", "user.name", "CI"],
+        &["config", "commit.gpgsign", "false"],
+    ] {
+        git(p, args);
+    }
+    std::fs::copy(root.join("corpus/seed-deploy-preview-region/old.json"), p.join("tools.json")).unwrap();
+    std::fs::write(p.join("mcp-drift.toml"), "fail-on = \"never\"\n").unwrap();
+    git(p, &["add", "."]);
+    git(p, &["commit", "-qm", "v1"]);
+    std::fs::copy(root.join("corpus/seed-deploy-preview-region/new.json"), p.join("tools.json")).unwrap();
+    std::fs::write(p.join("mcp-drift.toml"), "").unwrap();
+    let env = |fail_on| vec![("NEW", "tools.json"), ("BASE", "main"), ("FAIL_ON", fail_on)];
+    assert_eq!(run_action_in(p, &env("")).0, 0);
+    assert_eq!(run_action_in(p, &env("error")).0, 1);
+}

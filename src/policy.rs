@@ -138,6 +138,7 @@ impl Policy {
         let text = settings_text(&name, read::file(&path, read::MAX_SETTINGS_BYTES, SETTINGS_LIMIT)?)?;
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
         Policy::from_text(&name, &text, |baseline| {
+            crate::load::dir::named_file_contained(&dir, baseline, "baseline")?;
             let b = dir.join(baseline);
             match (with_baseline, b.exists()) {
                 (false, _) => Ok(Some(Baseline::default())),

@@ -119,3 +119,28 @@ fn a_configuration_baseline_or_lock_linked_out_of_the_repository_is_refused() {
     assert_eq!(code, 2, "{err}");
     assert!(!err.contains("outside the repository"), "{err}");
 }
+
+/// A baseline that the working tree's configuration names by a path out of the repository
+/// (`/abs/...`, `../...`) is refused before it is read, as a link out is: the configuration may be
+/// the pull request's own (attack B2 of the second #33 pass quoted a token from such a file).
+#[test]
+fn a_baseline_the_configuration_names_outside_the_repository_is_refused() {
+    let (repo, outside) = setup();
+    let (o, r) = (outside.path(), repo.path());
+    std::fs::write(o.join("secret.json"), r#"{"version": "ghp_SECRETTOKEN123"}"#).unwrap();
+    std::fs::write(r.join("tools.json"), format!("{{\"tools\": [{TOOL}]}}")).unwrap();
+    let relative = format!("../{}/secret.json", o.file_name().unwrap().to_str().unwrap());
+    for named in [o.join("secret.json").display().to_string(), relative] {
+        std::fs::write(r.join("mcp-drift.toml"), format!("baseline = {named:?}\n")).unwrap();
+        let (code, out, err) = drift(r, &["lint", "tools.json"]);
+        assert_eq!(code, 2, "{named}: {out}{err}");
+        assert!(err.contains("outside the repository"), "{named}: {err}");
+        assert!(!err.contains("ghp_") && !out.contains("ghp_"), "{named}: {out}{err}");
+    }
+    // One inside is read as before.
+    std::fs::create_dir_all(r.join("policy")).unwrap();
+    std::fs::write(r.join("policy/bl.json"), r#"{"version": 1, "accepted": []}"#).unwrap();
+    std::fs::write(r.join("mcp-drift.toml"), "baseline = \"policy/../policy/bl.json\"\n").unwrap();
+    let (code, out, err) = drift(r, &["lint", "tools.json"]);
+    assert_eq!(code, 0, "{out}{err}");
+}

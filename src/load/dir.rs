@@ -248,6 +248,30 @@ pub fn own_file_contained(path: &Path) -> Result<(), Error> {
     )))
 }
 
+/// A file that a configuration names (its `baseline`) must be inside the repository the current
+/// directory is in, or, outside any repository, inside the configuration's own directory `dir`:
+/// checked on the path as written (`/etc/x`, `../x`) and on where it leads (a link out). A
+/// configuration is the pull request's own file whenever no base revision is known, and a path it
+/// names would otherwise be read and quoted in a parse error (attack B2 of the second #33 pass).
+///
+/// # Errors
+/// A path outside, as a usage error that names it.
+pub fn named_file_contained(dir: &Path, path: &Path, what: &str) -> Result<(), Error> {
+    let root = work_tree().or_else(|| lexical_absolute(dir).and_then(|d| std::fs::canonicalize(d).ok()));
+    let Some(root) = root else { return Ok(()) };
+    let joined = dir.join(path);
+    let inside = lexical_absolute(&joined).is_some_and(|p| p.starts_with(&root))
+        && std::fs::canonicalize(&joined).map_or(true, |real| real.starts_with(&root));
+    if inside {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "{}: the {what} the configuration names is outside the repository; mcp-drift reads it only inside (give \
+         --baseline FILE to read another)",
+        crate::text::line(&path.display().to_string())
+    )))
+}
+
 /// `path` made absolute from the canonical current directory, with `.` and `..` resolved lexically
 /// (a symbolic link keeps its own path).
 fn lexical_absolute(path: &Path) -> Option<PathBuf> {

@@ -72,12 +72,28 @@ pub fn remove_pending() {
     let pending = PENDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     for (_, path) in pending.iter() {
         if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
-            let _ = std::fs::remove_dir_all(path);
+            remove_dir_being_written(path);
         } else {
             let _ = std::fs::remove_file(path);
         }
     }
     std::mem::forget(pending);
+}
+
+/// Removes a directory that another thread may still be writing files into (`capture --per-tool`):
+/// renamed first, so no file can be created in it by its old path, then removed with what it holds.
+/// Removed in place, a file written between the listing and the last removal left the directory
+/// and part of its files behind (attack B6 of the second #33 pass).
+fn remove_dir_being_written(path: &Path) {
+    let mut gone = path.as_os_str().to_owned();
+    gone.push(".removing");
+    let target = if std::fs::rename(path, &gone).is_ok() { PathBuf::from(gone) } else { path.to_path_buf() };
+    for _ in 0..5 {
+        if std::fs::remove_dir_all(&target).is_ok() || std::fs::symlink_metadata(&target).is_err() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 /// Set once the thread below has started, or once a caller took the signals ([`signals_handled_elsewhere`]).

@@ -92,6 +92,31 @@ fn replay_stops_matching_a_pattern_that_keeps_running_out_of_budget() {
     assert!(notes.iter().any(|n| n.contains("2936 calls were not validated")), "{notes:?}");
 }
 
+/// Calls that other keywords reject are still rejected once the pattern stops being matched, and
+/// beside a match that ran out of budget: 100 calls whose `q` is a number, behind 100 that trip the
+/// budget, are 100 rejections (they were "not validated", the run green: attack B5 of the second
+/// #33 pass).
+#[test]
+fn calls_other_keywords_reject_are_not_hidden_behind_a_spent_pattern() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("new.json"), format!("{{\"tools\": [{}]}}", tool(""))).unwrap();
+    let mut lines = String::new();
+    for i in 0..100 {
+        lines.push_str(&format!("{{\"tool\": \"t\", \"arguments\": {{\"q\": \"{}{i}\"}}}}\n", subject()));
+    }
+    for i in 0..100 {
+        lines.push_str(&format!("{{\"tool\": \"t\", \"arguments\": {{\"q\": {i}}}}}\n"));
+    }
+    std::fs::write(d.path().join("calls.jsonl"), lines).unwrap();
+    let (code, out, err, _) = drift(d.path(), &["replay", "new.json", "--calls", "calls.jsonl", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rejected: Vec<_> =
+        v["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "replay-call-rejected").collect();
+    assert_eq!(rejected.len(), 1, "{out}");
+    assert!(rejected[0]["message"].as_str().unwrap().contains("100"), "{out}");
+}
+
 /// The diff engine's own validators (witness judge, probe, decide) match with the same budget: a pull
 /// request that puts backtracking patterns beside `minLength`, a `default` and `examples` on many tools
 /// cannot make `diff` long. Before, this pair took 51 s in a debug build (1.9 s now); the release

@@ -50,6 +50,9 @@ pub struct Schema<'s> {
     pub unusable: Option<&'static str>,
     /// Calls whose `pattern` match ran out of its budget so far.
     undecided: std::sync::atomic::AtomicU32,
+    /// The validator of the schema without its backtracking `pattern`s, built once calls stop being
+    /// matched against them ([`MAX_UNDECIDED`]): it still finds the other keywords' rejections.
+    stripped: std::sync::OnceLock<Option<jsonschema::Validator>>,
 }
 
 /// What a schema says about one instance.
@@ -85,16 +88,25 @@ impl<'s> Schema<'s> {
                 size: 0,
                 unusable: Some("its schema unfolds too far to validate"),
                 undecided: 0.into(),
+                stripped: std::sync::OnceLock::new(),
             };
         };
         match crate::schema::regex_budget::options().build(root) {
-            Ok(v) => Schema { root, validator: Some(v), size: size.max(1), unusable: None, undecided: 0.into() },
+            Ok(v) => Schema {
+                root,
+                validator: Some(v),
+                size: size.max(1),
+                unusable: None,
+                undecided: 0.into(),
+                stripped: std::sync::OnceLock::new(),
+            },
             Err(_) => Schema {
                 root,
                 validator: None,
                 size: 0,
                 unusable: Some("its schema does not compile"),
                 undecided: 0.into(),
+                stripped: std::sync::OnceLock::new(),
             },
         }
     }
@@ -110,10 +122,19 @@ impl<'s> Schema<'s> {
             return Verdict::Skipped("the run's validation budget was spent");
         }
         let undecided = &self.undecided;
-        if undecided.load(std::sync::atomic::Ordering::Relaxed) >= MAX_UNDECIDED {
-            return Verdict::Skipped(UNDECIDED_SPENT);
-        }
         *fuel -= cost;
+        if undecided.load(std::sync::atomic::Ordering::Relaxed) >= MAX_UNDECIDED {
+            // The backtracking patterns are no longer matched; what the other keywords reject, outside
+            // every combinator, is still a rejection (a call with a wrong type is not hidden behind
+            // calls that ran out of budget: attack B5 of the second #33 pass).
+            let stripped = self.stripped.get_or_init(|| {
+                crate::schema::regex_budget::options()
+                    .build(&crate::schema::regex_budget::without_backtracking(self.root))
+                    .ok()
+            });
+            let exact = stripped.as_ref().map(|v| self.exact_rejections(v, instance)).unwrap_or_default();
+            return if exact.is_empty() { Verdict::Skipped(UNDECIDED_SPENT) } else { Verdict::Invalid(exact) };
+        }
         if validator.is_valid(instance) {
             return Verdict::Valid;
         }
@@ -121,7 +142,8 @@ impl<'s> Schema<'s> {
         for e in validator.iter_errors(instance) {
             if crate::schema::regex_budget::is_undecided(&e) {
                 undecided.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                return Verdict::Skipped(UNDECIDED);
+                let exact = self.exact_rejections(validator, instance);
+                return if exact.is_empty() { Verdict::Skipped(UNDECIDED) } else { Verdict::Invalid(exact) };
             }
             let r = Rejection {
                 keyword: e.kind().keyword().to_owned(),
@@ -137,6 +159,32 @@ impl<'s> Schema<'s> {
             }
         }
         if out.is_empty() { Verdict::Valid } else { Verdict::Invalid(out) }
+    }
+
+    /// The rejections of `instance` by `validator` that hold whatever a `pattern` match that ran out
+    /// of budget would have said: not themselves undecided, outside every combinator.
+    fn exact_rejections(&self, validator: &jsonschema::Validator, instance: &Value) -> Vec<Rejection> {
+        let mut out: Vec<Rejection> = Vec::new();
+        for e in validator.iter_errors(instance) {
+            if crate::schema::regex_budget::is_undecided(&e)
+                || !crate::schema::regex_budget::outside_combinators(e.schema_path().as_str())
+            {
+                continue;
+            }
+            let r = Rejection {
+                keyword: e.kind().keyword().to_owned(),
+                schema_path: crate::schema::resolvable(self.root, e.schema_path().as_str()),
+                instance_path: e.instance_path().to_string(),
+                reason: reason(&e, self.root),
+            };
+            if !out.iter().any(|o| o.schema_path == r.schema_path && o.reason == r.reason) {
+                out.push(r);
+            }
+            if out.len() >= MAX_FAILURES {
+                break;
+            }
+        }
+        out
     }
 }
 

@@ -152,6 +152,46 @@ impl Backtracking {
 /// Whether `pattern` may use the backtracking engine: it has what looks like a back-reference
 /// (`\1`..`\9`, `\k<`) or a look-around. Over-inclusive (an escaped backslash before a digit counts):
 /// a pattern counted wrongly is only checked, never trusted wrongly.
+/// `schema` with every `pattern` keyword that may need the backtracking engine taken out (data under
+/// `enum`, `const`, `default` and `examples` untouched; `patternProperties` kept, since removing a
+/// key would hand its names to `additionalProperties`). A validator of it decides the other
+/// keywords; an error it reports outside every combinator is an error of `schema` too.
+#[must_use]
+pub fn without_backtracking(schema: &serde_json::Value) -> serde_json::Value {
+    fn walk(v: &mut serde_json::Value, names: bool, depth: usize) {
+        if depth > 256 {
+            return;
+        }
+        match v {
+            serde_json::Value::Object(map) => {
+                if !names && map.get("pattern").and_then(serde_json::Value::as_str).is_some_and(may_backtrack) {
+                    map.remove("pattern");
+                }
+                for (key, value) in map.iter_mut() {
+                    if names {
+                        walk(value, false, depth + 1);
+                    } else if !DATA.contains(&key.as_str()) {
+                        walk(value, NAMED.contains(&key.as_str()), depth + 1);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(|i| walk(i, false, depth + 1)),
+            _ => {}
+        }
+    }
+    let mut out = schema.clone();
+    walk(&mut out, false, 0);
+    out
+}
+
+/// Whether an error at `schema_path` rejects the instance whatever any combinator around it decides:
+/// no `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, `contains` or `dependentSchemas` on its path.
+#[must_use]
+pub fn outside_combinators(schema_path: &str) -> bool {
+    const COMBINATORS: &[&str] = &["anyOf", "oneOf", "not", "if", "then", "else", "contains", "dependentSchemas"];
+    !schema_path.split('/').any(|seg| COMBINATORS.contains(&seg))
+}
+
 fn may_backtrack(pattern: &str) -> bool {
     let b = pattern.as_bytes();
     b.windows(2).any(|w| w[0] == b'\\' && (w[1].is_ascii_digit() && w[1] != b'0' || w[1] == b'k'))

@@ -100,13 +100,9 @@ fn replay_stops_matching_a_pattern_that_keeps_running_out_of_budget() {
 fn calls_other_keywords_reject_are_not_hidden_behind_a_spent_pattern() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("new.json"), format!("{{\"tools\": [{}]}}", tool(""))).unwrap();
-    let mut lines = String::new();
-    for i in 0..100 {
-        lines.push_str(&format!("{{\"tool\": \"t\", \"arguments\": {{\"q\": \"{}{i}\"}}}}\n", subject()));
-    }
-    for i in 0..100 {
-        lines.push_str(&format!("{{\"tool\": \"t\", \"arguments\": {{\"q\": {i}}}}}\n"));
-    }
+    let tripping = (0..100).map(|i| format!("{{\"tool\": \"t\", \"arguments\": {{\"q\": \"{}{i}\"}}}}\n", subject()));
+    let wrong = (0..100).map(|i| format!("{{\"tool\": \"t\", \"arguments\": {{\"q\": {i}}}}}\n"));
+    let lines: String = tripping.chain(wrong).collect();
     std::fs::write(d.path().join("calls.jsonl"), lines).unwrap();
     let (code, out, err, _) = drift(d.path(), &["replay", "new.json", "--calls", "calls.jsonl", "--format", "json"]);
     assert_eq!(code, 1, "{out}{err}");

@@ -708,6 +708,8 @@ fn pattern_matcher(patterns: &Map<String, Value>) -> Option<jsonschema::Validato
 /// own schema rejects.
 fn defaults(doc: &Doc<'_>, draft: jsonschema::Draft, out: &mut Vec<Hit>) {
     let root = doc.root;
+    // Asked once per document, and only when some value is large enough to matter.
+    let backtracks = std::cell::OnceCell::new();
     for (ptr, map) in &doc.nodes {
         let mut values: Vec<(String, &'static str, &Value)> = Vec::new();
         if let Some(d) = map.get("default") {
@@ -736,6 +738,13 @@ fn defaults(doc: &Doc<'_>, draft: jsonschema::Draft, out: &mut Vec<Hit>) {
                         .var("path", where_(ptr)),
                 );
                 continue;
+            }
+            let crowded = schema::regex_budget::subjects(value, schema::regex_budget::MAX_SUBJECTS)
+                > schema::regex_budget::MAX_SUBJECTS;
+            if crowded && *backtracks.get_or_init(|| schema::regex_budget::has_backtracking(root)) {
+                // Each of its strings and keys could cost a whole budget per pattern: not matched.
+                out.push(undecided_pattern(doc.side, &pointer, keyword));
+                break;
             }
             let v = validator.get_or_insert_with(|| standalone_validator(root, map, draft));
             if let Some(err) = v.as_ref().and_then(|v| v.validate(value).err()) {

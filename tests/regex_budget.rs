@@ -143,3 +143,45 @@ fn diff_of_many_tools_with_a_backtracking_pattern_is_short() {
     assert_eq!(loosened, 200, "{out}");
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
+
+/// A value with many keys against a backtracking `patternProperties` pattern: each key used to cost
+/// a whole budget (100,000 keys took 45 s in `lint`, 50,000 in one replayed call 45 s: attack B4 of
+/// the second #33 pass). Past 64 strings and keys such a value is "cannot decide" at once, and a
+/// call's other rejections still count.
+#[test]
+fn many_keys_against_a_backtracking_pattern_property_are_not_matched_one_by_one() {
+    let d = tempfile::tempdir().unwrap();
+    let keys: Vec<String> = (0..20_000).map(|i| format!("\"{}{i}\": 1", "a".repeat(28))).collect();
+    let object = format!("{{{}}}", keys.join(", "));
+    let schema = |extra: &str| {
+        format!(
+            r#"{{"type": "object", "properties": {{"m": {{"type": "object", "patternProperties": {{{}: {{"type": "integer"}}}}{extra}}}, "n": {{"type": "string"}}}}}}"#,
+            serde_json::to_string(PATTERN).unwrap()
+        )
+    };
+    let tool = |extra: &str| format!(r#"{{"name": "t", "description": "d", "inputSchema": {}}}"#, schema(extra));
+    std::fs::write(
+        d.path().join("lint.json"),
+        format!("{{\"tools\": [{}]}}", tool(&format!(", \"default\": {object}"))),
+    )
+    .unwrap();
+    let (_, out, err, took) = drift(d.path(), &["lint", "lint.json", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let undecided = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["message"].as_str().is_some_and(|m| m.contains("not decided")))
+        .count();
+    assert_eq!(undecided, 1, "{out}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    std::fs::write(d.path().join("new.json"), format!("{{\"tools\": [{}]}}", tool(""))).unwrap();
+    let calls = format!(
+        "{{\"tool\": \"t\", \"arguments\": {{\"m\": {object}}}}}\n{{\"tool\": \"t\", \"arguments\": {{\"m\": {object}, \"n\": 5}}}}\n"
+    );
+    std::fs::write(d.path().join("calls.jsonl"), calls).unwrap();
+    let (code, out, err, took) = drift(d.path(), &["replay", "new.json", "--calls", "calls.jsonl", "--format", "json"]);
+    assert_eq!(code, 1, "the wrong-typed `n` is still a rejection: {out}{err}");
+    assert!(out.contains("too many strings and keys"), "{out}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+}

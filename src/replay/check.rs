@@ -36,6 +36,11 @@ pub const MAX_UNDECIDED: u32 = 64;
 pub const UNDECIDED_SPENT: &str =
     "earlier calls of this schema ran out of their `pattern` budget; later ones are not matched (cannot decide)";
 
+/// Why a call is not judged when it holds more strings and keys than a backtracking pattern may be
+/// matched against ([`crate::schema::regex_budget::MAX_SUBJECTS`]).
+pub const UNDECIDED_CROWDED: &str =
+    "its arguments hold too many strings and keys to match against the schema's backtracking patterns (cannot decide)";
+
 /// How deep `properties` are looked for through `$ref`s and combinators.
 const DECLARED_DEPTH: usize = 8;
 
@@ -53,6 +58,8 @@ pub struct Schema<'s> {
     /// The validator of the schema without its backtracking `pattern`s, built once calls stop being
     /// matched against them ([`MAX_UNDECIDED`]): it still finds the other keywords' rejections.
     stripped: std::sync::OnceLock<Option<jsonschema::Validator>>,
+    /// Whether the schema has backtracking patterns at all (asked once).
+    backtracks: std::sync::OnceLock<bool>,
 }
 
 /// What a schema says about one instance.
@@ -89,6 +96,7 @@ impl<'s> Schema<'s> {
                 unusable: Some("its schema unfolds too far to validate"),
                 undecided: 0.into(),
                 stripped: std::sync::OnceLock::new(),
+                backtracks: std::sync::OnceLock::new(),
             };
         };
         match crate::schema::regex_budget::options().build(root) {
@@ -99,6 +107,7 @@ impl<'s> Schema<'s> {
                 unusable: None,
                 undecided: 0.into(),
                 stripped: std::sync::OnceLock::new(),
+                backtracks: std::sync::OnceLock::new(),
             },
             Err(_) => Schema {
                 root,
@@ -107,6 +116,7 @@ impl<'s> Schema<'s> {
                 unusable: Some("its schema does not compile"),
                 undecided: 0.into(),
                 stripped: std::sync::OnceLock::new(),
+                backtracks: std::sync::OnceLock::new(),
             },
         }
     }
@@ -123,7 +133,12 @@ impl<'s> Schema<'s> {
         }
         let undecided = &self.undecided;
         *fuel -= cost;
-        if undecided.load(std::sync::atomic::Ordering::Relaxed) >= MAX_UNDECIDED {
+        let crowded = || {
+            crate::schema::regex_budget::subjects(instance, crate::schema::regex_budget::MAX_SUBJECTS)
+                > crate::schema::regex_budget::MAX_SUBJECTS
+                && *self.backtracks.get_or_init(|| crate::schema::regex_budget::has_backtracking(self.root))
+        };
+        if undecided.load(std::sync::atomic::Ordering::Relaxed) >= MAX_UNDECIDED || crowded() {
             // The backtracking patterns are no longer matched; what the other keywords reject, outside
             // every combinator, is still a rejection (a call with a wrong type is not hidden behind
             // calls that ran out of budget: attack B5 of the second #33 pass).
@@ -133,7 +148,12 @@ impl<'s> Schema<'s> {
                     .ok()
             });
             let exact = stripped.as_ref().map(|v| self.exact_rejections(v, instance)).unwrap_or_default();
-            return if exact.is_empty() { Verdict::Skipped(UNDECIDED_SPENT) } else { Verdict::Invalid(exact) };
+            let why = if undecided.load(std::sync::atomic::Ordering::Relaxed) >= MAX_UNDECIDED {
+                UNDECIDED_SPENT
+            } else {
+                UNDECIDED_CROWDED
+            };
+            return if exact.is_empty() { Verdict::Skipped(why) } else { Verdict::Invalid(exact) };
         }
         if validator.is_valid(instance) {
             return Verdict::Valid;

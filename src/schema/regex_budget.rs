@@ -149,39 +149,99 @@ impl Backtracking {
     }
 }
 
-/// Whether `pattern` may use the backtracking engine: it has what looks like a back-reference
-/// (`\1`..`\9`, `\k<`) or a look-around. Over-inclusive (an escaped backslash before a digit counts):
-/// a pattern counted wrongly is only checked, never trusted wrongly.
-/// `schema` with every `pattern` keyword that may need the backtracking engine taken out (data under
-/// `enum`, `const`, `default` and `examples` untouched; `patternProperties` kept, since removing a
-/// key would hand its names to `additionalProperties`). A validator of it decides the other
-/// keywords; an error it reports outside every combinator is an error of `schema` too.
+/// `schema` with every constraint that may need the backtracking engine taken out, and what leans on
+/// them: backtracking `pattern`s; backtracking `patternProperties` keys, with `additionalProperties`
+/// of the same object (which would take their names); and then every `unevaluatedProperties` (which
+/// would too). Data under `enum`, `const`, `default` and `examples` is untouched. Only constraints
+/// are removed, so it accepts every instance `schema` accepts, in every position outside `not`:
+/// an error its validator reports outside every combinator ([`outside_combinators`]) is an error
+/// of `schema` too, found without matching a backtracking pattern.
 #[must_use]
 pub fn without_backtracking(schema: &serde_json::Value) -> serde_json::Value {
-    fn walk(v: &mut serde_json::Value, names: bool, depth: usize) {
+    fn walk(v: &mut serde_json::Value, names: bool, depth: usize, named: &mut bool) {
         if depth > 256 {
             return;
         }
         match v {
             serde_json::Value::Object(map) => {
-                if !names && map.get("pattern").and_then(serde_json::Value::as_str).is_some_and(may_backtrack) {
-                    map.remove("pattern");
+                if !names {
+                    if map.get("pattern").and_then(serde_json::Value::as_str).is_some_and(may_backtrack) {
+                        map.remove("pattern");
+                    }
+                    if let Some(serde_json::Value::Object(props)) = map.get_mut("patternProperties") {
+                        let before = props.len();
+                        props.retain(|k, _| !may_backtrack(k));
+                        if props.len() < before {
+                            *named = true;
+                            map.remove("additionalProperties");
+                        }
+                    }
                 }
                 for (key, value) in map.iter_mut() {
                     if names {
-                        walk(value, false, depth + 1);
+                        walk(value, false, depth + 1, named);
                     } else if !DATA.contains(&key.as_str()) {
-                        walk(value, NAMED.contains(&key.as_str()), depth + 1);
+                        walk(value, NAMED.contains(&key.as_str()), depth + 1, named);
                     }
                 }
             }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(|i| walk(i, false, depth + 1)),
+            serde_json::Value::Array(items) => items.iter_mut().for_each(|i| walk(i, false, depth + 1, named)),
+            _ => {}
+        }
+    }
+    fn unevaluated(v: &mut serde_json::Value, depth: usize) {
+        if depth > 256 {
+            return;
+        }
+        match v {
+            serde_json::Value::Object(map) => {
+                map.remove("unevaluatedProperties");
+                map.values_mut().for_each(|x| unevaluated(x, depth + 1));
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(|i| unevaluated(i, depth + 1)),
             _ => {}
         }
     }
     let mut out = schema.clone();
-    walk(&mut out, false, 0);
+    let mut named = false;
+    walk(&mut out, false, 0, &mut named);
+    if named {
+        unevaluated(&mut out, 0);
+    }
     out
+}
+
+/// Whether `schema` has a constraint that may need the backtracking engine (see
+/// [`without_backtracking`]).
+#[must_use]
+pub fn has_backtracking(schema: &serde_json::Value) -> bool {
+    without_backtracking(schema) != *schema
+}
+
+/// Values with more strings and object keys than this are not matched against backtracking patterns
+/// at all: each costs up to [`BACKTRACK_LIMIT`] steps per pattern, and 100,000 keys against one
+/// `patternProperties` pattern took 45 s (attack B4 of the second #33 pass).
+pub const MAX_SUBJECTS: usize = 64;
+
+/// The strings and object keys in `v`, counted up to `cap`.
+#[must_use]
+pub fn subjects(v: &serde_json::Value, cap: usize) -> usize {
+    let (mut n, mut stack) = (0usize, vec![v]);
+    while let Some(v) = stack.pop() {
+        match v {
+            serde_json::Value::String(_) => n += 1,
+            serde_json::Value::Object(m) => {
+                n += m.len();
+                stack.extend(m.values());
+            }
+            serde_json::Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+        if n > cap {
+            return n;
+        }
+    }
+    n
 }
 
 /// Whether an error at `schema_path` rejects the instance whatever any combinator around it decides:
@@ -192,6 +252,9 @@ pub fn outside_combinators(schema_path: &str) -> bool {
     !schema_path.split('/').any(|seg| COMBINATORS.contains(&seg))
 }
 
+/// Whether `pattern` may use the backtracking engine: it has what looks like a back-reference
+/// (`\1`..`\9`, `\k<`) or a look-around. Over-inclusive (an escaped backslash before a digit counts):
+/// a pattern counted wrongly is only checked, never trusted wrongly.
 fn may_backtrack(pattern: &str) -> bool {
     let b = pattern.as_bytes();
     b.windows(2).any(|w| w[0] == b'\\' && (w[1].is_ascii_digit() && w[1] != b'0' || w[1] == b'k'))
@@ -201,6 +264,28 @@ fn may_backtrack(pattern: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
+
+    /// Only constraints that may backtrack go, with what leans on them; the rest stays.
+    #[test]
+    fn without_backtracking_removes_constraints_only() {
+        let schema = serde_json::json!({
+            "type": "object", "unevaluatedProperties": false,
+            "properties": {"pattern": {"type": "string", "pattern": "^(a)\\1$"},
+                "plain": {"type": "string", "pattern": "^a+$", "default": {"pattern": "^(a)\\1$"}}},
+            "patternProperties": {"^(b)\\1$": {}, "^c$": {}}, "additionalProperties": false});
+        let out = super::without_backtracking(&schema);
+        assert_eq!(
+            out,
+            serde_json::json!({
+            "type": "object",
+            "properties": {"pattern": {"type": "string"},
+                "plain": {"type": "string", "pattern": "^a+$", "default": {"pattern": "^(a)\\1$"}}},
+            "patternProperties": {"^c$": {}}})
+        );
+        assert!(super::has_backtracking(&schema) && !super::has_backtracking(&out));
+        assert!(super::outside_combinators("/properties/a/type") && !super::outside_combinators("/anyOf/0/type"));
+        assert_eq!(super::subjects(&serde_json::json!({"a": ["x", 1, {"b": "y"}]}), 100), 4);
+    }
 
     /// A back-reference forces the backtracking engine; `(a|a)*` doubles its work per character.
     #[test]

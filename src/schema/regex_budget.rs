@@ -158,7 +158,7 @@ impl Backtracking {
 /// of `schema` too, found without matching a backtracking pattern.
 #[must_use]
 pub fn without_backtracking(schema: &serde_json::Value) -> serde_json::Value {
-    fn walk(v: &mut serde_json::Value, names: bool, depth: usize, named: &mut bool) {
+    fn walk(v: &mut serde_json::Value, names: bool, depth: usize, keys_gone: &mut bool) {
         if depth > 256 {
             return;
         }
@@ -172,20 +172,20 @@ pub fn without_backtracking(schema: &serde_json::Value) -> serde_json::Value {
                         let before = props.len();
                         props.retain(|k, _| !may_backtrack(k));
                         if props.len() < before {
-                            *named = true;
+                            *keys_gone = true;
                             map.remove("additionalProperties");
                         }
                     }
                 }
                 for (key, value) in map.iter_mut() {
                     if names {
-                        walk(value, false, depth + 1, named);
+                        walk(value, false, depth + 1, keys_gone);
                     } else if !DATA.contains(&key.as_str()) {
-                        walk(value, NAMED.contains(&key.as_str()), depth + 1, named);
+                        walk(value, NAMED.contains(&key.as_str()), depth + 1, keys_gone);
                     }
                 }
             }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(|i| walk(i, false, depth + 1, named)),
+            serde_json::Value::Array(items) => items.iter_mut().for_each(|i| walk(i, false, depth + 1, keys_gone)),
             _ => {}
         }
     }
@@ -203,9 +203,9 @@ pub fn without_backtracking(schema: &serde_json::Value) -> serde_json::Value {
         }
     }
     let mut out = schema.clone();
-    let mut named = false;
-    walk(&mut out, false, 0, &mut named);
-    if named {
+    let mut keys_gone = false;
+    walk(&mut out, false, 0, &mut keys_gone);
+    if keys_gone {
         unevaluated(&mut out, 0);
     }
     out

@@ -159,10 +159,11 @@ fn many_keys_against_a_backtracking_pattern_property_are_not_matched_one_by_one(
             serde_json::to_string(PATTERN).unwrap()
         )
     };
-    let tool = |extra: &str| format!(r#"{{"name": "t", "description": "d", "inputSchema": {}}}"#, schema(extra));
+    let snapshot_tool =
+        |extra: &str| format!(r#"{{"name": "t", "description": "d", "inputSchema": {}}}"#, schema(extra));
     std::fs::write(
         d.path().join("lint.json"),
-        format!("{{\"tools\": [{}]}}", tool(&format!(", \"default\": {object}"))),
+        format!("{{\"tools\": [{}]}}", snapshot_tool(&format!(", \"default\": {object}"))),
     )
     .unwrap();
     let (_, out, err, took) = drift(d.path(), &["lint", "lint.json", "--format", "json"]);
@@ -175,7 +176,7 @@ fn many_keys_against_a_backtracking_pattern_property_are_not_matched_one_by_one(
         .count();
     assert_eq!(undecided, 1, "{out}");
     assert!(took < Duration::from_secs(20), "{took:?}");
-    std::fs::write(d.path().join("new.json"), format!("{{\"tools\": [{}]}}", tool(""))).unwrap();
+    std::fs::write(d.path().join("new.json"), format!("{{\"tools\": [{}]}}", snapshot_tool(""))).unwrap();
     let calls = format!(
         "{{\"tool\": \"t\", \"arguments\": {{\"m\": {object}}}}}\n{{\"tool\": \"t\", \"arguments\": {{\"m\": {object}, \"n\": 5}}}}\n"
     );

@@ -252,7 +252,7 @@ fn diff_many(old: &str, new: &str, pairs: Vec<load::SnapshotPair>) -> Result<Ana
         let mut sources = Sources::default();
         let Some(file) = file else { return Ok((sources, Snapshot::empty("(absent)"))) };
         let label = file.name.clone();
-        let found = load::dir::Found { directory: false, files: vec![file] };
+        let found = load::dir::Found { directory: false, files: vec![file], max_tools: load::DEFAULT_MAX_TOOLS };
         let snapshot = match load::load_found(Some(found), &label, &mut sources, load::Mode::Contract)? {
             load::Side::Loaded(s) => s,
             load::Side::Missing | load::Side::Empty => Snapshot::empty(&label),

@@ -17,7 +17,7 @@ pub mod shape;
 pub mod span;
 
 pub use read::Limits;
-pub use select::Select;
+pub use select::{DEFAULT_MAX_TOOLS, Select};
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -462,12 +462,23 @@ pub fn parse_found(found: Option<dir::Found>, sources: &mut Sources, mode: Mode)
         return Ok(Parsed::Empty);
     }
     let mut parsed = Vec::with_capacity(found.files.len());
+    let mut tools = 0usize;
     for file in found.files {
+        let name = file.name.clone();
         let (id, entries) = if found.directory {
             shape::parse_tool_file(sources, file.name, file.bytes, mode)?
         } else {
             shape::parse_file(sources, file.name, file.bytes, mode)?
         };
+        tools = tools.saturating_add(entries.len());
+        if tools > found.max_tools {
+            return Err(Error::Usage(format!(
+                "{}: one side holds more than {} tools (--max-tools); raise it, or read fewer files with \
+                 --include/--exclude",
+                crate::text::line(&name),
+                found.max_tools
+            )));
+        }
         sources.files[id].path = file.path;
         parsed.push((file.rel, entries));
     }

@@ -324,6 +324,10 @@ struct InputArgs {
     /// together, each path counted (hard links and entries sharing one blob too).
     #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "256MiB")]
     max_total_bytes: u64,
+    /// The most tools one side may hold: a file of a million tiny tools is under every byte cap and
+    /// would make the run large.
+    #[arg(long, value_name = "N", default_value_t = mcp_drift::load::DEFAULT_MAX_TOOLS)]
+    max_tools: usize,
     /// Read only snapshot files matching this glob (repeatable; gitignore-style `**`), matched against
     /// the path relative to the directory given, or a single file's own path. Same at git revisions.
     #[arg(long, value_name = "GLOB")]
@@ -341,7 +345,8 @@ impl InputArgs {
     /// The files to read: these flags with the configuration's `include`/`exclude`.
     fn select(&self, config: &mcp_drift::policy::Config) -> Result<Select, mcp_drift::Error> {
         Ok(Select::with_config(&self.include, &self.exclude, &config.include, &config.exclude)?
-            .with_max_total_bytes(self.max_total_bytes))
+            .with_max_total_bytes(self.max_total_bytes)
+            .with_max_tools(self.max_tools))
     }
 }
 

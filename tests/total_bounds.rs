@@ -118,3 +118,25 @@ fn a_side_over_the_total_is_refused_before_it_is_read() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("over the --max-total-bytes limit of 1610612736 bytes"), "{err}");
 }
+
+/// A side of more tools than `--max-tools` (100,000 by default) is refused before it is judged: a
+/// million minimal tools fit in 36 MB and drove `lint` to 5.65 GB and 830 MB of output (attack B3
+/// of the second #33 pass).
+#[test]
+fn a_side_of_too_many_tools_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let tools: Vec<String> = (0..2000).map(|i| format!(r#"{{"name":"t{i}","inputSchema":{{}}}}"#)).collect();
+    std::fs::write(d.path().join("many.json"), format!("{{\"tools\":[{}]}}", tools.join(","))).unwrap();
+    let (code, out, err) = drift(d.path(), &["lint", "many.json", "--max-tools", "1000"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("more than 1000 tools (--max-tools)"), "{err}");
+    let (code, _, err) = drift(d.path(), &["diff", "many.json", "many.json", "--max-tools", "1999"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(drift(d.path(), &["diff", "many.json", "many.json", "--max-tools", "2000"]).0, 0);
+    // The default: a file of 100,001 tools is refused.
+    let tools: Vec<String> = (0..100_001).map(|i| format!(r#"{{"name":"t{i}","inputSchema":{{}}}}"#)).collect();
+    std::fs::write(d.path().join("more.json"), format!("{{\"tools\":[{}]}}", tools.join(","))).unwrap();
+    let (code, _, err) = drift(d.path(), &["lint", "more.json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("more than 100000 tools"), "{err}");
+}

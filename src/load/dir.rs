@@ -33,6 +33,8 @@ pub struct Found {
     /// The source is a directory (tools may be named by their file's path).
     pub directory: bool,
     pub files: Vec<FileRead>,
+    /// The most tools the side may hold ([`Select::max_tools`]).
+    pub max_tools: usize,
 }
 
 /// Reads the selected snapshot files of `source`. `None` when the path does not exist.
@@ -45,7 +47,7 @@ pub fn gather(source: &Source, limits: Limits, select: &Select) -> Result<Option
         Source::Stdin => {
             let bytes = read::stdin(cap)?;
             let file = FileRead { name: "<stdin>".into(), path: "<stdin>".into(), rel: "-".into(), bytes };
-            Ok(Some(Found { directory: false, files: vec![file] }))
+            Ok(Some(Found { directory: false, files: vec![file], max_tools: select.max_tools() }))
         }
         Source::Git { rev, path } => {
             let (directory, blobs) = match git::list(rev, path)? {
@@ -72,7 +74,7 @@ pub fn gather(source: &Source, limits: Limits, select: &Select) -> Result<Option
                 .zip(bytes)
                 .map(|(b, bytes)| FileRead { name: display(b), path: b.path.clone(), rel: b.rel.clone(), bytes })
                 .collect();
-            Ok(Some(Found { directory, files }))
+            Ok(Some(Found { directory, files, max_tools: select.max_tools() }))
         }
         Source::Path(path) => {
             let meta = match std::fs::metadata(path) {
@@ -100,7 +102,7 @@ pub fn gather(source: &Source, limits: Limits, select: &Select) -> Result<Option
                             bytes,
                         })
                         .collect();
-                    Ok(Some(Found { directory, files }))
+                    Ok(Some(Found { directory, files, max_tools: select.max_tools() }))
                 })
             })
         }

@@ -19,7 +19,15 @@ pub struct Select {
     /// `None`: [`super::read::DEFAULT_MAX_TOTAL_BYTES`]. Kept with the selection, which every
     /// command builds once from its flags.
     max_total_bytes: Option<u64>,
+    /// The most tools one side may hold (`--max-tools`); `None`: [`DEFAULT_MAX_TOOLS`].
+    max_tools: Option<usize>,
 }
+
+/// The default cap on the tools of one side (`--max-tools`), as the guard's: a million minimal tools
+/// fit in 36 MB, under every byte cap, and drove `lint` to 5.65 GB and 830 MB of output (attack B3
+/// of the second #33 pass); a tenth of that is a tenth of the cost, and ten times the largest
+/// public server's tool count.
+pub const DEFAULT_MAX_TOOLS: usize = 100_000;
 
 /// Globs with where each came from (`--include`, `mcp-drift.toml include`), for messages.
 type Labeled<'a> = [(&'a str, &'a str)];
@@ -97,7 +105,13 @@ impl Select {
             .map(|(l, g)| format!("{} {g}", l.replace(" include", " include =")))
             .chain(excludes.iter().map(|(l, g)| format!("{} {g}", l.replace(" exclude", " exclude ="))))
             .collect();
-        Ok(Select { include: compile(&includes)?, exclude: compile(&excludes)?, described, max_total_bytes: None })
+        Ok(Select {
+            include: compile(&includes)?,
+            exclude: compile(&excludes)?,
+            described,
+            max_total_bytes: None,
+            max_tools: None,
+        })
     }
 
     /// This selection, reading at most `bytes` for one side in all (`--max-total-bytes`).
@@ -111,6 +125,19 @@ impl Select {
     #[must_use]
     pub fn max_total_bytes(&self) -> u64 {
         self.max_total_bytes.unwrap_or(super::read::DEFAULT_MAX_TOTAL_BYTES)
+    }
+
+    /// This selection, reading at most `tools` tools for one side (`--max-tools`).
+    #[must_use]
+    pub fn with_max_tools(mut self, tools: usize) -> Select {
+        self.max_tools = Some(tools);
+        self
+    }
+
+    /// The most tools one side may hold.
+    #[must_use]
+    pub fn max_tools(&self) -> usize {
+        self.max_tools.unwrap_or(DEFAULT_MAX_TOOLS)
     }
 
     /// Whether this selects every file.

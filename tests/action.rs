@@ -4,17 +4,35 @@
 use std::path::Path;
 use std::process::Command;
 
-/// The `run: |` block of the step with `id: run` in `action.yml`.
-fn script() -> String {
+/// `action.yml`, parsed as the runner parses it: a file GitHub cannot read fails every user's job.
+fn action() -> yaml_rust2::Yaml {
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
-    let step = &text[text.find("id: run").expect("step `run`")..];
-    let body = &step[step.find("run: |\n").expect("run block") + 7..];
-    let mut out = String::new();
-    for line in body.lines().take_while(|l| l.starts_with("        ") || l.is_empty()) {
-        out.push_str(line.trim_start_matches("        "));
-        out.push('\n');
+    let mut docs = yaml_rust2::YamlLoader::load_from_str(&text).unwrap_or_else(|e| panic!("action.yml: {e}"));
+    assert_eq!(docs.len(), 1, "action.yml is one document");
+    docs.remove(0)
+}
+
+/// The `run` script of the step with `id: run` in `action.yml`, as the runner reads it.
+fn script() -> String {
+    let action = action();
+    let steps = action["runs"]["steps"].as_vec().expect("runs.steps");
+    let step = steps.iter().find(|s| s["id"].as_str() == Some("run")).expect("step `run`");
+    step["run"].as_str().expect("a run script").to_owned()
+}
+
+/// Every input has a string description and a string default (GitHub reads both as text).
+#[test]
+fn action_yml_parses_and_every_input_is_described() {
+    let action = action();
+    let inputs = action["inputs"].as_hash().expect("inputs");
+    assert!(inputs.len() >= 8, "{inputs:?}");
+    for (name, input) in inputs {
+        let name = name.as_str().expect("an input name");
+        assert!(input["description"].as_str().is_some_and(|d| !d.is_empty()), "{name}: description");
+        if !input["default"].is_badvalue() {
+            assert!(input["default"].as_str().is_some(), "{name}: default is a string");
+        }
     }
-    out
 }
 
 fn run_action(env: &[(&str, &str)]) -> (i32, String, String) {

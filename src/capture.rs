@@ -233,6 +233,13 @@ pub fn write_dir(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
     for (name, text) in files {
         let path = fresh.path().join(name);
         std::fs::write(&path, text).map_err(|e| io(&path, &e))?;
+        // A file replaced keeps its mode, as `write_atomically` keeps a single file's.
+        if let Ok(old) = std::fs::metadata(dir.join(name)) {
+            std::fs::set_permissions(&path, old.permissions()).map_err(|e| io(&path, &e))?;
+        }
+    }
+    if let Ok(old) = std::fs::metadata(dir) {
+        std::fs::set_permissions(fresh.path(), old.permissions()).map_err(|e| io(fresh.path(), &e))?;
     }
     // The old directory steps aside, the new one takes its name, the old one goes.
     let old: Option<PathBuf> = if dir.exists() {

@@ -468,16 +468,11 @@ pub fn parse_found(found: Option<dir::Found>, sources: &mut Sources, mode: Mode)
         let (id, entries) = if found.directory {
             shape::parse_tool_file(sources, file.name, file.bytes, mode)?
         } else {
-            shape::parse_file(sources, file.name, file.bytes, mode)?
+            shape::parse_file_at_most(sources, file.name, file.bytes, mode, (found.max_tools - tools, found.max_tools))?
         };
         tools = tools.saturating_add(entries.len());
         if tools > found.max_tools {
-            return Err(Error::Usage(format!(
-                "{}: one side holds more than {} tools (--max-tools); raise it, or read fewer files with \
-                 --include/--exclude",
-                crate::text::line(&name),
-                found.max_tools
-            )));
+            return Err(shape::too_many_tools(&name, found.max_tools));
         }
         sources.files[id].path = file.path;
         parsed.push((file.rel, entries));

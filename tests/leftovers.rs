@@ -145,3 +145,25 @@ fn a_replaced_file_keeps_its_mode() {
     assert_ne!(std::fs::read_to_string(&lock).unwrap(), "old");
     assert_eq!(std::fs::metadata(&lock).unwrap().permissions().mode() & 0o777, 0o600);
 }
+
+/// `capture --per-tool` over an earlier capture keeps the directory's mode and each replaced file's.
+#[test]
+fn a_replaced_per_tool_directory_keeps_its_modes() {
+    let d = tempfile::tempdir().unwrap();
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers/fake_server.py");
+    let run = || {
+        let script =
+            format!("umask 022 && '{BIN}' capture --quiet --per-tool pt -- python3 '{}' pages", server.display());
+        let out = std::process::Command::new("sh").current_dir(d.path()).args(["-c", &script]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    run();
+    let pt = d.path().join("pt");
+    std::fs::set_permissions(pt.join("alpha.snap"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::set_permissions(&pt, std::fs::Permissions::from_mode(0o700)).unwrap();
+    run();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&pt), 0o700);
+    assert_eq!(mode(&pt.join("alpha.snap")), 0o600);
+    assert_eq!(mode(&pt.join("beta.snap")), 0o644);
+}

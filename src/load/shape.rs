@@ -36,7 +36,22 @@ pub fn parse_file(
     bytes: Vec<u8>,
     mode: Mode,
 ) -> Result<(FileId, Vec<Entry>), Error> {
-    parse_as(sources, name, bytes, (mode, false), None)
+    parse_as(sources, name, bytes, (mode, false), None, (usize::MAX, usize::MAX))
+}
+
+/// [`parse_file`] of a file that may hold at most `left` more tools of a side's `max` in all: more is
+/// refused once they are found, before any is checked (checking is most of what a tool costs).
+///
+/// # Errors
+/// As [`parse_file`]; also more tools than `max_tools` ([`Error::Usage`]).
+pub fn parse_file_at_most(
+    sources: &mut Sources,
+    name: String,
+    bytes: Vec<u8>,
+    mode: Mode,
+    (left, max): (usize, usize),
+) -> Result<(FileId, Vec<Entry>), Error> {
+    parse_as(sources, name, bytes, (mode, false), None, (left, max))
 }
 
 /// [`parse_file`] of a file in a directory of per-tool files, where one object with only `name` or
@@ -50,7 +65,7 @@ pub fn parse_tool_file(
     bytes: Vec<u8>,
     mode: Mode,
 ) -> Result<(FileId, Vec<Entry>), Error> {
-    parse_as(sources, name, bytes, (mode, true), None)
+    parse_as(sources, name, bytes, (mode, true), None, (usize::MAX, usize::MAX))
 }
 
 /// Parses a lock file written by `mcp-drift lock` (`{"version": 1, "tools": {KEY: {"contract": TOOL,
@@ -65,7 +80,8 @@ pub fn parse_lock(
     bytes: Vec<u8>,
 ) -> Result<(FileId, Vec<Entry>, Option<LockIndex>), Error> {
     let mut index = None;
-    let (file, entries) = parse_as(sources, name, bytes, (Mode::Contract, false), Some(&mut index))?;
+    let (file, entries) =
+        parse_as(sources, name, bytes, (Mode::Contract, false), Some(&mut index), (usize::MAX, usize::MAX))?;
     Ok((file, entries, index))
 }
 
@@ -88,6 +104,7 @@ fn parse_as(
     bytes: Vec<u8>,
     (mode, per_tool): (Mode, bool),
     lock: Option<&mut Option<LockIndex>>,
+    (left, max): (usize, usize),
 ) -> Result<(FileId, Vec<Entry>), Error> {
     let mut text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
@@ -117,6 +134,9 @@ fn parse_as(
     } else {
         collect_tools(&doc, doc.root(), String::new(), source, &mut found)?;
     }
+    if found.len() > left {
+        return Err(too_many_tools(&source.name, max));
+    }
     // Checking a tool reads its members; thousands of tools share the cores. Collected in place, in
     // file order (the first error in the file is the one reported), then unwrapped.
     let checked: Vec<Result<Entry, Error>> = {
@@ -125,6 +145,15 @@ fn parse_as(
     };
     let entries: Vec<Entry> = checked.into_iter().collect::<Result<_, _>>()?;
     Ok((file, entries))
+}
+
+/// The error for a side of more than `max` tools (`--max-tools`).
+#[must_use]
+pub fn too_many_tools(name: &str, max: usize) -> Error {
+    Error::Usage(format!(
+        "{}: one side holds more than {max} tools (--max-tools); raise it, or read fewer files with --include/--exclude",
+        crate::text::line(name)
+    ))
 }
 
 /// What is wrong with a text the one-pass scan refused: invalid JSON, a repeated key, too deep a

@@ -26,13 +26,12 @@ use crate::lock::{self, LockFile};
 #[derive(Debug)]
 pub struct Lock {
     pub file: LockFile,
-    text: String,
-    path: std::path::PathBuf,
     /// The name shown in refusals (the path as given).
     pub name: String,
-    /// Where each tool's locked contract is in `text`, by published name: parsed when the tool is
-    /// first called ([`Lock::schemas`]), not held as values for every tool at once.
-    contracts: BTreeMap<String, std::ops::Range<usize>>,
+    /// Each tool's locked contract in its canonical text (compact: about the size of the listing, not
+    /// the lock file's indented twice that), by published name: parsed when the tool is first called
+    /// ([`Lock::schemas`]) or when a drift is explained, never held as values for every tool at once.
+    contracts: BTreeMap<String, Box<str>>,
 }
 
 impl Lock {
@@ -41,27 +40,21 @@ impl Lock {
     /// # Errors
     /// A missing, unreadable or corrupt lock.
     pub fn read(path: &Path, limits: crate::load::Limits) -> Result<Lock, Error> {
-        // Read once: the contracts are located in the text the lock was read from, not in a copy.
         let mut sources = Sources::default();
         let (file, snapshot) = lock::load(path, limits, &mut sources)?;
-        let mut contracts = BTreeMap::new();
-        for tool in snapshot.tools.values() {
-            let (raw, whole) = (tool.raw(), tool.file_text());
-            let start = (raw.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
-            if whole.get(start..start + raw.len()) == Some(raw) {
-                contracts.insert(tool.published_name().to_owned(), start..start + raw.len());
-            }
-        }
-        drop(snapshot);
-        let text = sources.files.pop().map(|f| std::sync::Arc::unwrap_or_clone(f.text)).unwrap_or_default();
-        Ok(Lock { file, text, path: path.to_owned(), name: path.display().to_string(), contracts })
+        let contracts = snapshot
+            .tools
+            .values()
+            .map(|tool| (tool.published_name().to_owned(), lock::canonical_contract(tool).into_boxed_str()))
+            .collect();
+        Ok(Lock { file, name: path.display().to_string(), contracts })
     }
 
     /// The locked `inputSchema` (`true` when there is none) and `outputSchema` (when there is one) of
     /// `tool`, parsed from the lock's text.
     #[must_use]
     pub fn schemas(&self, tool: &str) -> Option<(Value, Option<Value>)> {
-        let mut v: Value = serde_json::from_str(self.text.get(self.contracts.get(tool)?.clone())?).ok()?;
+        let mut v: Value = serde_json::from_str(self.contracts.get(tool)?).ok()?;
         let input = v.get_mut("inputSchema").map_or(Value::Bool(true), Value::take);
         let output = v.get_mut("outputSchema").map(Value::take).filter(|s| !s.is_null());
         Some((input, output))
@@ -70,7 +63,7 @@ impl Lock {
     /// The locked contract of `tool` (name, title, description, schemas, annotations), as a tool object.
     #[must_use]
     pub fn contract(&self, tool: &str) -> Option<Value> {
-        serde_json::from_str(self.text.get(self.contracts.get(tool)?.clone())?).ok()
+        serde_json::from_str(self.contracts.get(tool)?).ok()
     }
 
     /// Whether `tool` is in the lock.
@@ -236,9 +229,17 @@ pub fn check(lock: &Lock, tools: &[Value], policy: &Policy) -> Checked {
     let locked: BTreeMap<String, String> = lock.file.tools.iter().map(|(n, t)| (n.clone(), t.sha256.clone())).collect();
     let mut checked = Checked { locked: locked.clone(), ..Checked::default() };
     let mut sources = Sources::default();
-    // `Lock::read` accepted this text, so this does not fail; if it did, nothing is judged and every
-    // call is blocked as unlisted.
-    let Ok(old) = lock::locked_snapshot(lock.text.clone(), &lock.path, &mut sources) else { return checked };
+    // The locked contracts as a listing (canonical texts `Lock::read` made, so this does not fail; if
+    // it did, nothing is judged and every call is blocked as unlisted).
+    let mut old_text = String::from("{\"tools\": [");
+    for (i, contract) in lock.contracts.values().enumerate() {
+        if i > 0 {
+            old_text.push(',');
+        }
+        old_text.push_str(contract);
+    }
+    old_text.push_str("]}");
+    let Ok(old) = crate::load::load_bytes(&lock.name, old_text.into_bytes(), &mut sources) else { return checked };
     let listing = serde_json::json!({ "tools": tools });
     let bytes = serde_json::to_vec(&listing).unwrap_or_default();
     let Ok(new) = crate::load::load_bytes("tools/list", bytes, &mut sources) else { return checked };

@@ -264,23 +264,23 @@ impl Shared {
         let Ok(listing::Read::Listing(l)) = listing::read(line, &keep) else { return false };
         let mut message = serde_json::json!({ "id": l.id });
         let mut ids = hold(&self.ids);
-        // The line as the client gets it: the server's bytes, the client's id.
-        let renamed = match ids.peek(&message["id"]) {
+        // Where the id is, for the line as the client gets it: the server's bytes, the client's id.
+        let span = match ids.peek(&message["id"]) {
             (Answer::Own(_), _) => None,
             (Answer::Client, Some(client)) if hold(&self.client_lists).contains(&client.to_string()) => {
-                let Some(renamed) = wire::with_id(line, client) else { return false };
-                Some(renamed)
+                let Some(span) = wire::id_span(line) else { return false };
+                Some(span)
             }
             _ => return false,
         };
         let answer = ids.inbound(&mut message);
         drop(ids);
-        match (answer, renamed) {
+        match (answer, span) {
             (Answer::Own(id), _) => self.own(id, Page::Tools { tools: l.tools, cursor: l.next_cursor }, line.len()),
-            (Answer::Client, Some(renamed)) => {
+            (Answer::Client, Some(span)) => {
                 hold(&self.client_lists).remove(&message["id"].to_string());
                 self.shown(l.tools.iter().map(|t| (t.name.as_deref(), t.hash.clone())));
-                self.to_client(&renamed);
+                self.to_client_with_id(line, span, &message["id"]);
             }
             _ => {}
         }
@@ -352,6 +352,22 @@ impl Shared {
         self.recorded(line);
         let mut out = hold(&self.client_out);
         out.write_all(line).and_then(|()| out.flush()).is_ok()
+    }
+
+    /// [`Shared::to_client`] of `line` with the bytes at `span` replaced by `id`, written in three
+    /// parts: a large answer is not copied to give it its id back.
+    fn to_client_with_id(&self, line: &[u8], span: std::ops::Range<usize>, id: &Value) -> bool {
+        let id = serde_json::to_vec(id).unwrap_or_default();
+        let (head, tail) = (&line[..span.start], &line[span.end..]);
+        if self.recording.is_some() {
+            self.recorded(&[head, &id, tail].concat());
+        }
+        let mut out = hold(&self.client_out);
+        out.write_all(head)
+            .and_then(|()| out.write_all(&id))
+            .and_then(|()| out.write_all(tail))
+            .and_then(|()| out.flush())
+            .is_ok()
     }
 
     /// Passes a server's message on as it was read when every reader reads it as the guard did, else

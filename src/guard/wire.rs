@@ -203,6 +203,13 @@ pub fn with_id(line: &[u8], id: &Value) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The byte range of the value of the top-level `id` member of the object in `line` (one JSON object
+/// that [`parse`] accepted): what [`with_id`] replaces.
+#[must_use]
+pub fn id_span(line: &[u8]) -> Option<std::ops::Range<usize>> {
+    member_span(line, "id")
+}
+
 /// The byte range of the value of the top-level member `key` of the object in `line` (valid JSON).
 fn member_span(line: &[u8], key: &str) -> Option<std::ops::Range<usize>> {
     let ws = |i: &mut usize| {

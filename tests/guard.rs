@@ -1105,3 +1105,36 @@ fn a_large_listing_is_judged_as_a_small_one() {
     assert_eq!(session.close().0, 0);
     assert_eq!(calls_received(&log), 2);
 }
+
+/// A server message that is no JSON-RPC message (`"method": null` beside a result: the Python SDK
+/// took it for the answer to its `tools/list`, attack B1 of the #32 pass) never reaches the client;
+/// nor does a cancellation of a request never sent, even with `"id": null`; a numeric id that would
+/// come back in another spelling is refused.
+#[test]
+fn what_is_no_message_or_no_request_never_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = fake_lock(dir.path());
+    let log = dir.path().join("received.log");
+    let forge = PathBuf::from("1");
+    let env = [("FAKE_FORGE", forge.as_path()), ("FAKE_LOG", log.as_path())];
+    let mut session = Session::start(&guard(&["--lock", lock.to_str().unwrap()], &fake()), &env);
+    session.initialize();
+    let (_, listed) = session.request(1, "tools/list", &json!({}));
+    assert_eq!(listed["result"]["tools"][0]["name"], "echo", "{listed}");
+    let (_, called) = session.call(2, "echo", &json!({"text": "ok"}));
+    assert_eq!(called["result"]["content"][0]["text"], r#"{"text": "ok"}"#, "{called}");
+    assert!(
+        !session.seen.iter().any(|l| String::from_utf8_lossy(l).contains("forged")),
+        "a forged answer reached the client"
+    );
+    session
+        .send(&json!({"jsonrpc": "2.0", "id": null, "method": "notifications/cancelled", "params": {"requestId": 77}}));
+    session.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1e2,\"method\":\"ping\"}\n");
+    let (_, v) = session.response(&Value::Null);
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    no_guard_ids(&session);
+    assert_eq!(session.close().0, 0);
+    let received = std::fs::read_to_string(&log).unwrap();
+    assert!(!received.contains("notifications/cancelled"), "{received}");
+    assert!(!received.contains("\"ping\""), "{received}");
+}

@@ -49,8 +49,10 @@ fn is_request(m: &Value) -> bool {
     m.get("method").is_some() && m.get("id").is_some_and(|i| !i.is_null())
 }
 
+/// A client's `notifications/cancelled` (an `id` of `null` too: then it is no request, and its
+/// `requestId` is still the client's id to point at the server-side one, or to drop).
 fn is_cancel(m: &Value) -> bool {
-    m.get("method").and_then(Value::as_str) == Some("notifications/cancelled") && m.get("id").is_none()
+    m.get("method").and_then(Value::as_str) == Some("notifications/cancelled") && m.get("id").is_none_or(Value::is_null)
 }
 
 impl Ids {

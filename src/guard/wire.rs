@@ -440,6 +440,14 @@ fn client_one(m: &Value) -> Result<Client, Refused> {
     let Some(method) = method.as_str() else {
         return Err(refused(answer_to, -32600, "a method that is not a string"));
     };
+    // An id the guard gives back as the client wrote it: a string, or an integer (JSON-RPC's ids
+    // should have no fractional part; `1e2`, `-0` or an integer past 64 bits would come back in
+    // another spelling, and two of them could read as one).
+    if let Some(Value::Number(n)) = id
+        && !(n.is_i64() || n.is_u64())
+    {
+        return Err(refused(None, -32600, "an id that is a number must be an integer that fits in 64 bits"));
+    }
     if o.contains_key("result") || o.contains_key("error") {
         return Err(refused(answer_to, -32600, "a request that also carries a result or an error"));
     }
@@ -469,6 +477,11 @@ fn client_one(m: &Value) -> Result<Client, Refused> {
 /// A message from the server, as far as the guard cares.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Server {
+    /// Neither a request, a notification nor a response as JSON-RPC has them: a `method` that is not
+    /// a string, a request that also carries a result or an error, a response without exactly one
+    /// of `result` and `error`. Not passed on: a client could take it for an answer the guard never
+    /// judged (attack B1 of the #32 pass: `"method": null` beside a forged `tools/list` result).
+    Malformed,
     /// A response (no `method`): to a request the guard sent, its own or the client's.
     Response,
     /// `notifications/tools/list_changed`.
@@ -480,10 +493,17 @@ pub enum Server {
 /// Classifies one message (an element of a batch, or the whole line) from the server.
 #[must_use]
 pub fn server(m: &Value) -> Server {
-    match m.get("method") {
-        None if m.is_object() => Server::Response,
-        Some(method) if method == "notifications/tools/list_changed" && m.get("id").is_none() => Server::ListChanged,
-        _ => Server::Other,
+    let Some(o) = m.as_object() else { return Server::Malformed };
+    let answers = usize::from(o.contains_key("result")) + usize::from(o.contains_key("error"));
+    match o.get("method") {
+        None if answers == 1 && o.contains_key("id") => Server::Response,
+        None => Server::Malformed,
+        Some(Value::String(_)) if answers > 0 => Server::Malformed,
+        Some(Value::String(method)) if method == "notifications/tools/list_changed" && o.get("id").is_none() => {
+            Server::ListChanged
+        }
+        Some(Value::String(_)) => Server::Other,
+        Some(_) => Server::Malformed,
     }
 }
 
@@ -634,6 +654,19 @@ mod tests {
         assert_eq!(server(&v(r#"{"jsonrpc":"2.0","id":"x","error":{}}"#)), Server::Response);
         assert_eq!(server(&v(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#)), Server::Other);
         assert_eq!(server(&v(r#"{"jsonrpc":"2.0","method":"notifications/message"}"#)), Server::Other);
+        // What a client could take for an answer the guard never judged.
+        for m in [
+            r#"{"jsonrpc":"2.0","id":2,"method":null,"result":{"tools":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":7,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"ping","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{},"error":{}}"#,
+            r#"{"jsonrpc":"2.0","id":2}"#,
+            r#"{"jsonrpc":"2.0","result":{}}"#,
+            "[1]",
+            "3",
+        ] {
+            assert_eq!(server(&v(m)), Server::Malformed, "{m}");
+        }
         assert_eq!(server(&v(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#)), Server::ListChanged);
         assert!(parse(b"not json").is_err());
     }

@@ -161,6 +161,12 @@ impl Shared {
                 Inbound::Pass(m)
             }
             Server::Other => Inbound::Pass(m),
+            Server::Malformed => {
+                (self.notice)(
+                    "dropped a message from the server that is neither a request, a notification nor a response",
+                );
+                Inbound::Taken
+            }
             Server::Response => {
                 let answer = hold(&self.ids).inbound(&mut m);
                 match answer {

@@ -497,13 +497,14 @@ pub fn server(m: &Value) -> Server {
     let answers = usize::from(o.contains_key("result")) + usize::from(o.contains_key("error"));
     match o.get("method") {
         None if answers == 1 && o.contains_key("id") => Server::Response,
-        None => Server::Malformed,
-        Some(Value::String(_)) if answers > 0 => Server::Malformed,
-        Some(Value::String(method)) if method == "notifications/tools/list_changed" && o.get("id").is_none() => {
-            Server::ListChanged
+        Some(Value::String(method)) if answers == 0 => {
+            if method == "notifications/tools/list_changed" && o.get("id").is_none() {
+                Server::ListChanged
+            } else {
+                Server::Other
+            }
         }
-        Some(Value::String(_)) => Server::Other,
-        Some(_) => Server::Malformed,
+        _ => Server::Malformed,
     }
 }
 

@@ -1138,3 +1138,32 @@ fn what_is_no_message_or_no_request_never_passes() {
     assert!(!received.contains("notifications/cancelled"), "{received}");
     assert!(!received.contains("\"ping\""), "{received}");
 }
+
+/// The guard's own listing takes the shape of the client's last `tools/list` (the Python SDK sends
+/// no `params`, and the guard's `"params": {}` told a server which listing was the guard's: B2 of
+/// the #32 pass).
+#[test]
+fn the_guards_listing_looks_like_the_clients() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = fake_lock(dir.path());
+    let log = dir.path().join("received.log");
+    let mut session =
+        Session::start(&guard(&["--lock", lock.to_str().unwrap()], &fake()), &[("FAKE_LOG", log.as_path())]);
+    session.initialize();
+    session.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    session.response(&json!(1));
+    let (_, called) = session.call(2, "echo", &json!({"text": "ok"}));
+    assert_eq!(called["result"]["content"][0]["text"], r#"{"text": "ok"}"#, "{called}");
+    assert_eq!(session.close().0, 0);
+    let received = std::fs::read_to_string(&log).unwrap();
+    let lists: Vec<Value> = received
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["method"] == "tools/list")
+        .collect();
+    // The client's, then the guard's two pages before the call: the first page as the client's.
+    assert!(lists.len() >= 2, "{received}");
+    assert!(lists[0].get("params").is_none(), "{received}");
+    let first_page_after = lists.iter().skip(1).find(|m| m.pointer("/params/cursor").is_none()).expect("a first page");
+    assert!(first_page_after.get("params").is_none(), "{received}");
+}

@@ -128,6 +128,9 @@ pub(super) struct Shared {
     in_flight: Mutex<HashMap<String, String>>,
     /// Replace a result the locked `outputSchema` rejects with an `isError` result.
     enforce_results: bool,
+    /// The `params` of the client's last `tools/list` (`None`: it had none, or none was sent yet), for
+    /// the guard's own to look the same.
+    list_shape: Mutex<Option<Value>>,
     /// The ids (JSON text) of the client's `tools/list` requests not answered yet.
     client_lists: Mutex<HashSet<String>>,
     /// The contract hash of each tool as the server last showed it to the client (`None`: not hashable).
@@ -171,6 +174,7 @@ impl Shared {
             in_flight: Mutex::new(HashMap::new()),
             enforce_results: false,
             client_lists: Mutex::new(HashSet::new()),
+            list_shape: Mutex::new(None),
             shown: Mutex::new(HashMap::new()),
             policy,
             bounds,
@@ -213,6 +217,20 @@ impl Shared {
         match verdict {
             Validation::Invalid(rejections) => Some(reasons(&rejections)),
             Validation::Valid | Validation::Skipped(_) => None,
+        }
+    }
+
+    /// The client's `tools/list` message: its `params` become the shape of the guard's own.
+    fn list_shape(&self, message: &Value) {
+        let mut params = message.get("params").filter(|p| p.is_object()).cloned();
+        // A progress token is the client's: the server's progress for the guard's listing must not
+        // reach the client under it.
+        if let Some(Value::Object(meta)) = params.as_mut().and_then(|p| p.get_mut("_meta")) {
+            meta.remove("progressToken");
+        }
+        // Bounded: a shape is a few keys, never a large value held for the session.
+        if params.as_ref().is_none_or(|p| p.to_string().len() <= 1024) {
+            *hold(&self.list_shape) = params;
         }
     }
 
@@ -512,7 +530,8 @@ impl Shared {
     /// A restart keeps the deadline of the check it restarts (`began`).
     fn start_fetch(&self, st: &mut State, restarts: usize, began: Instant) {
         let id = hold(&self.ids).own();
-        if !self.to_server(&reply::list_request(id, None)) {
+        let shape = hold(&self.list_shape).clone();
+        if !self.to_server(&reply::list_request(id, None, shape.as_ref())) {
             return self.fail(st, "the server no longer reads its input");
         }
         // Every call waiting now arrived before this listing was asked for; on notice, a listing
@@ -653,7 +672,8 @@ impl Shared {
                 return self.fail(&mut st, &format!("the server's tools/list has more than {max} pages"));
             }
             let id = hold(&self.ids).own();
-            if !self.to_server(&reply::list_request(id, Some(cursor))) {
+            let shape = hold(&self.list_shape).clone();
+            if !self.to_server(&reply::list_request(id, Some(cursor), shape.as_ref())) {
                 return self.fail(&mut st, "the server no longer reads its input");
             }
             if let View::Fetching(f) = &mut st.view {

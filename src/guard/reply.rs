@@ -24,11 +24,21 @@ fn line(v: &Value) -> Vec<u8> {
 }
 
 /// The guard's own `tools/list` request: the same text as a client's forwarded one (keys in one
-/// order, a number id from the same counter).
+/// order, a number id from the same counter, and the `params` the client's last `tools/list` had,
+/// `shape`, with this page's cursor: `None` when it had none, as the Python SDK sends it).
 #[must_use]
-pub fn list_request(id: u64, cursor: Option<&str>) -> Vec<u8> {
-    let params = cursor.map_or_else(|| json!({}), |c| json!({ "cursor": c }));
-    line(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params}))
+pub fn list_request(id: u64, cursor: Option<&str>, shape: Option<&Value>) -> Vec<u8> {
+    let mut request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
+    let mut params = shape.cloned().filter(Value::is_object);
+    if let Some(c) = cursor {
+        params.get_or_insert_with(|| json!({}))["cursor"] = json!(c);
+    } else if let Some(Value::Object(p)) = &mut params {
+        p.remove("cursor");
+    }
+    if let Some(p) = params {
+        request["params"] = p;
+    }
+    line(&request)
 }
 
 /// A JSON-RPC error response.
@@ -285,6 +295,23 @@ pub fn rfc3339(t: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The guard's listing looks like the client's: its `params`, or none when it sent none.
+    #[test]
+    fn the_guards_listing_has_the_clients_shape() {
+        let v = |line: Vec<u8>| serde_json::from_slice::<Value>(&line).unwrap();
+        assert_eq!(v(list_request(4, None, None)), json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}));
+        assert_eq!(
+            v(list_request(5, Some("p2"), None)),
+            json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"cursor": "p2"}})
+        );
+        let shape = json!({"cursor": "old", "_meta": {"x": 1}});
+        assert_eq!(
+            v(list_request(6, None, Some(&shape))),
+            json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list", "params": {"_meta": {"x": 1}}})
+        );
+        assert_eq!(v(list_request(7, None, Some(&json!({}))))["params"], json!({}));
+    }
     use crate::catalog::{RuleId, Severity};
     use crate::guard::check::Change;
     use std::time::Duration;

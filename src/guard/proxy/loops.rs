@@ -47,6 +47,9 @@ pub(super) fn client_loop(shared: &Shared, input: impl Read) {
                 Client::List { id } => {
                     shared.relist();
                     shared.client_lists(id);
+                    if !judged.value.is_array() {
+                        shared.list_shape(&judged.value);
+                    }
                 }
                 Client::Call { .. } | Client::Other => {}
             }

@@ -375,7 +375,9 @@ impl Shared {
     /// [`Shared::to_client`] of `line` with the bytes at `span` replaced by `id`, written in three
     /// parts: a large answer is not copied to give it its id back.
     fn to_client_with_id(&self, line: &[u8], span: std::ops::Range<usize>, id: &Value) -> bool {
-        let id = serde_json::to_vec(id).unwrap_or_default();
+        // As `wire::serialize` writes it (line separators escaped), without its line end.
+        let mut id = wire::serialize(id);
+        id.pop();
         let (head, tail) = (&line[..span.start], &line[span.end..]);
         if self.recording.is_some() {
             self.recorded(&[head, &id, tail].concat());

@@ -189,104 +189,12 @@ pub fn unambiguous(line: &[u8]) -> bool {
         && memchr::memmem::find(body, "\u{85}".as_bytes()).is_none()
 }
 
-/// `line` (one JSON object that [`parse`] accepted) with its top-level `id` member's value replaced by
-/// `id`, byte for byte otherwise; `None` when it has no such member or is not an object. Lets an
-/// answer pass as the server wrote it with only its id given back to the client.
-#[must_use]
-pub fn with_id(line: &[u8], id: &Value) -> Option<Vec<u8>> {
-    let span = member_span(line, "id")?;
-    let mut out = Vec::with_capacity(line.len() + 16);
-    out.extend_from_slice(&line[..span.start]);
-    out.extend_from_slice(&serialize(id)[..]);
-    out.pop();
-    out.extend_from_slice(&line[span.end..]);
-    Some(out)
-}
-
 /// The byte range of the value of the top-level `id` member of the object in `line` (one JSON object
-/// that [`parse`] accepted): what [`with_id`] replaces.
+/// that [`parse`] accepted), found as `load::span` finds any member: what a response's id is
+/// replaced in, so the answer passes as the server wrote it with only its id given back.
 #[must_use]
 pub fn id_span(line: &[u8]) -> Option<std::ops::Range<usize>> {
-    member_span(line, "id")
-}
-
-/// The byte range of the value of the top-level member `key` of the object in `line` (valid JSON).
-fn member_span(line: &[u8], key: &str) -> Option<std::ops::Range<usize>> {
-    let ws = |i: &mut usize| {
-        while line.get(*i).is_some_and(|b| b" \t\r\n".contains(b)) {
-            *i += 1;
-        }
-    };
-    let mut i = 0;
-    ws(&mut i);
-    if line.get(i) != Some(&b'{') {
-        return None;
-    }
-    i += 1;
-    loop {
-        ws(&mut i);
-        if line.get(i) != Some(&b'"') {
-            return None;
-        }
-        let key_start = i;
-        i = skip_value(line, i)?;
-        let name: String = serde_json::from_slice(&line[key_start..i]).ok()?;
-        ws(&mut i);
-        if line.get(i) != Some(&b':') {
-            return None;
-        }
-        i += 1;
-        ws(&mut i);
-        let start = i;
-        i = skip_value(line, i)?;
-        if name == key {
-            return Some(start..i);
-        }
-        ws(&mut i);
-        match line.get(i) {
-            Some(b',') => i += 1,
-            _ => return None,
-        }
-    }
-}
-
-/// The end of the JSON value that starts at `i` (valid JSON assumed; `None` past the end).
-fn skip_value(line: &[u8], mut i: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    loop {
-        match *line.get(i)? {
-            b'"' => {
-                i += 1;
-                loop {
-                    match *line.get(i)? {
-                        b'\\' => i += 2,
-                        b'"' => break,
-                        _ => i += 1,
-                    }
-                }
-                i += 1;
-            }
-            b'{' | b'[' => {
-                depth += 1;
-                i += 1;
-            }
-            b'}' | b']' => {
-                depth = depth.checked_sub(1)?;
-                i += 1;
-            }
-            _ if depth == 0 => {
-                // A number or a literal: up to the next delimiter.
-                while line.get(i).is_some_and(|b| !b",}] \t\r\n".contains(b)) {
-                    i += 1;
-                }
-                return Some(i);
-            }
-            _ => i += 1,
-        }
-        if depth == 0 {
-            return Some(i);
-        }
-    }
+    crate::load::span::locate(std::str::from_utf8(line).ok()?, "/id").map(|l| l.value)
 }
 
 /// Every method name MCP defines, in either direction (2024-11-05 to 2025-11-25).
@@ -633,19 +541,21 @@ mod tests {
 
     #[test]
     fn an_answer_gets_its_id_back_byte_for_byte() {
+        let with_id =
+            |line: &[u8], id: &str| id_span(line).map(|s| [&line[..s.start], id.as_bytes(), &line[s.end..]].concat());
         let line = b"{\"result\": {\"id\": 9, \"t\": \"a\\\"}\"}, \"jsonrpc\": \"2.0\",  \"id\" : 17 }\n";
-        let out = with_id(line, &json!("abc")).unwrap();
+        let out = with_id(line, "\"abc\"").unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "{\"result\": {\"id\": 9, \"t\": \"a\\\"}\"}, \"jsonrpc\": \"2.0\",  \"id\" : \"abc\" }\n"
         );
         // An escaped key is the same key.
-        let out = with_id(br#"{"\u0069d":3,"result":[1,{"x":[]}]}"#, &json!(2)).unwrap();
+        let out = with_id(br#"{"\u0069d":3,"result":[1,{"x":[]}]}"#, "2").unwrap();
         assert_eq!(out, br#"{"\u0069d":2,"result":[1,{"x":[]}]}"#);
-        let out = with_id(br#"{"result":[1,{"x":[]}],"id":3}"#, &json!(2)).unwrap();
+        let out = with_id(br#"{"result":[1,{"x":[]}],"id":3}"#, "2").unwrap();
         assert_eq!(out, br#"{"result":[1,{"x":[]}],"id":2}"#);
-        assert_eq!(with_id(br#"{"result":{}}"#, &json!(1)), None);
-        assert_eq!(with_id(b"[1]", &json!(1)), None);
+        assert_eq!(with_id(br#"{"result":{}}"#, "1"), None);
+        assert_eq!(with_id(b"[1]", "1"), None);
     }
 
     #[test]

@@ -109,8 +109,8 @@ pub(super) fn server_loop(shared: &Shared, output: impl Read) {
             match shared.inbound(value, line.len()) {
                 Inbound::Pass(value) => shared.to_client_as_read(&line, &value),
                 // The answer as the server wrote it, with the client's id back in it.
-                Inbound::Renamed(value) => match wire::with_id(&line, &value["id"]) {
-                    Some(renamed) if wire::unambiguous(&line) => shared.to_client(&renamed),
+                Inbound::Renamed(value) => match wire::id_span(&line) {
+                    Some(span) if wire::unambiguous(&line) => shared.to_client_with_id(&line, span, &value["id"]),
                     _ => shared.to_client(&wire::serialize(&value)),
                 },
                 Inbound::Changed(value) => shared.to_client(&wire::serialize(&value)),

@@ -158,25 +158,17 @@ impl<'s> Schema<'s> {
         if validator.is_valid(instance) {
             return Verdict::Valid;
         }
-        let mut out: Vec<Rejection> = Vec::new();
-        for e in validator.iter_errors(instance) {
-            if crate::schema::regex_budget::is_undecided(&e) {
-                undecided.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let exact = self.exact_rejections(validator, instance);
-                return if exact.is_empty() { Verdict::Skipped(UNDECIDED) } else { Verdict::Invalid(exact) };
-            }
-            let r = Rejection {
-                keyword: e.kind().keyword().to_owned(),
-                schema_path: crate::schema::resolvable(self.root, e.schema_path().as_str()),
-                instance_path: e.instance_path().to_string(),
-                reason: reason(&e, self.root),
-            };
-            if !out.iter().any(|o| o.schema_path == r.schema_path && o.reason == r.reason) {
-                out.push(r);
-            }
-            if out.len() >= MAX_FAILURES {
-                break;
-            }
+        // The errors up to the first undecided one: a match that ran out of budget decides nothing.
+        let mut ran_out = false;
+        let errors = validator.iter_errors(instance).map_while(|e| {
+            ran_out |= crate::schema::regex_budget::is_undecided(&e);
+            (!ran_out).then_some(e)
+        });
+        let out = self.rejections(errors);
+        if ran_out {
+            undecided.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let exact = self.exact_rejections(validator, instance);
+            return if exact.is_empty() { Verdict::Skipped(UNDECIDED) } else { Verdict::Invalid(exact) };
         }
         if out.is_empty() { Verdict::Valid } else { Verdict::Invalid(out) }
     }
@@ -184,13 +176,16 @@ impl<'s> Schema<'s> {
     /// The rejections of `instance` by `validator` that hold whatever a `pattern` match that ran out
     /// of budget would have said: not themselves undecided, outside every combinator.
     fn exact_rejections(&self, validator: &jsonschema::Validator, instance: &Value) -> Vec<Rejection> {
+        self.rejections(validator.iter_errors(instance).filter(|e| {
+            !crate::schema::regex_budget::is_undecided(e)
+                && crate::schema::regex_budget::outside_combinators(e.schema_path().as_str())
+        }))
+    }
+
+    /// `errors` as rejections: each distinct one once, at most [`MAX_FAILURES`].
+    fn rejections<'e>(&self, errors: impl Iterator<Item = jsonschema::ValidationError<'e>>) -> Vec<Rejection> {
         let mut out: Vec<Rejection> = Vec::new();
-        for e in validator.iter_errors(instance) {
-            if crate::schema::regex_budget::is_undecided(&e)
-                || !crate::schema::regex_budget::outside_combinators(e.schema_path().as_str())
-            {
-                continue;
-            }
+        for e in errors {
             let r = Rejection {
                 keyword: e.kind().keyword().to_owned(),
                 schema_path: crate::schema::resolvable(self.root, e.schema_path().as_str()),

@@ -196,12 +196,8 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// A repository whose main branch locks the seed's old snapshot; the pull request changes the
-/// snapshot, rewrites the lock with `verify --update` and commits `[[ignore]] tool = "*"`.
-fn hostile_pull_request() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let p = dir.path();
+/// `git init` in `p` with a branch `main` and a committer, unsigned.
+fn init_repo(p: &Path) {
     for args in [
         &["init", "-q", "-b", "main"][..],
         &["config", "user.email", "ci@example.com"],
@@ -210,6 +206,15 @@ fn hostile_pull_request() -> tempfile::TempDir {
     ] {
         git(p, args);
     }
+}
+
+/// A repository whose main branch locks the seed's old snapshot; the pull request changes the
+/// snapshot, rewrites the lock with `verify --update` and commits `[[ignore]] tool = "*"`.
+fn hostile_pull_request() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let p = dir.path();
+    init_repo(p);
     std::fs::copy(root.join("corpus/seed-deploy-preview-region/old.json"), p.join("tools.json")).unwrap();
     let bin = env!("CARGO_BIN_EXE_mcp-drift");
     assert!(Command::new(bin).current_dir(p).args(["lock", "tools.json"]).status().unwrap().success());
@@ -311,14 +316,7 @@ fn action_with_a_base_reads_the_base_lock_whatever_lock_says() {
 fn action_fail_on_defaults_to_the_base_configuration() {
     let dir = tempfile::tempdir().unwrap();
     let (root, p) = (Path::new(env!("CARGO_MANIFEST_DIR")), dir.path());
-    for args in [
-        &["init", "-q", "-b", "main"][..],
-        &["config", "user.email", "ci@example.com"],
-        &["config", "user.name", "CI"],
-        &["config", "commit.gpgsign", "false"],
-    ] {
-        git(p, args);
-    }
+    init_repo(p);
     std::fs::copy(root.join("corpus/seed-deploy-preview-region/old.json"), p.join("tools.json")).unwrap();
     std::fs::write(p.join("mcp-drift.toml"), "fail-on = \"never\"\n").unwrap();
     git(p, &["add", "."]);

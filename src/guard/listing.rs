@@ -36,10 +36,11 @@ pub struct Listing {
 }
 
 /// What one line holds.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Default, PartialEq)]
 pub enum Read {
     Listing(Listing),
     /// Anything else: a request, a notification, an error, a result without a `tools` array.
+    #[default]
     Other,
 }
 
@@ -79,6 +80,33 @@ fn seen<E: de::Error>(keys: &mut Vec<String>, key: &str) -> Result<(), E> {
     }
     keys.push(key.to_owned());
     Ok(())
+}
+
+/// A scalar where a visitor wanted an object or an array: not the shape it reads (`Default`: the
+/// visitor's "not this"), a non-finite number refused as `wire::parse` refuses it.
+macro_rules! not_this_shape {
+    () => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Self::Value::default())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(Self::Value::default())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(Self::Value::default())
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            serde_json::Number::from_f64(v)
+                .map(|_| Self::Value::default())
+                .ok_or_else(|| E::custom("a number out of range"))
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(Self::Value::default())
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(Self::Value::default())
+        }
+    };
 }
 
 struct Message<'k> {
@@ -126,24 +154,7 @@ impl<'de> Visitor<'de> for Message<'_> {
         while seq.next_element_seed(StrictSeed)?.is_some() {}
         Ok(Read::Other)
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Read, E> {
-        Ok(Read::Other)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Read, E> {
-        Ok(Read::Other)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Read, E> {
-        Ok(Read::Other)
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Read, E> {
-        serde_json::Number::from_f64(v).map(|_| Read::Other).ok_or_else(|| E::custom("a number out of range"))
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Read, E> {
-        Ok(Read::Other)
-    }
-    fn visit_unit<E>(self) -> Result<Read, E> {
-        Ok(Read::Other)
-    }
+    not_this_shape!();
 }
 
 /// `result`: its tools and next cursor, when it is an object with a `tools` array.
@@ -186,24 +197,7 @@ impl<'de> Visitor<'de> for ResultSeed<'_> {
         while seq.next_element_seed(StrictSeed)?.is_some() {}
         Ok(None)
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Parts, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Parts, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Parts, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Parts, E> {
-        serde_json::Number::from_f64(v).map(|_| None).ok_or_else(|| E::custom("a number out of range"))
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Parts, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Parts, E> {
-        Ok(None)
-    }
+    not_this_shape!();
 }
 
 /// `result.tools`: each element parsed, hashed, and kept or dropped.
@@ -241,24 +235,7 @@ impl<'de> Visitor<'de> for ToolsSeed<'_> {
         }
         Ok(None)
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        serde_json::Number::from_f64(v).map(|_| None).ok_or_else(|| E::custom("a number out of range"))
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    not_this_shape!();
 }
 
 /// One listed tool object: its name and hash, and the object itself when `keep` says so.

@@ -462,18 +462,13 @@ pub fn parse_found(found: Option<dir::Found>, sources: &mut Sources, mode: Mode)
         return Ok(Parsed::Empty);
     }
     let mut parsed = Vec::with_capacity(found.files.len());
+    // Tools found so far: each file may hold what is left of `--max-tools` (checked as it is read).
     let mut tools = 0usize;
     for file in found.files {
-        let name = file.name.clone();
-        let (id, entries) = if found.directory {
-            shape::parse_tool_file(sources, file.name, file.bytes, mode)?
-        } else {
-            shape::parse_file_at_most(sources, file.name, file.bytes, mode, (found.max_tools - tools, found.max_tools))?
-        };
-        tools = tools.saturating_add(entries.len());
-        if tools > found.max_tools {
-            return Err(shape::too_many_tools(&name, found.max_tools));
-        }
+        let left = found.max_tools.saturating_sub(tools);
+        let (id, entries) =
+            shape::parse_side_file(sources, file.name, file.bytes, (mode, found.directory), (left, found.max_tools))?;
+        tools += entries.len();
         sources.files[id].path = file.path;
         parsed.push((file.rel, entries));
     }

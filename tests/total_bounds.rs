@@ -133,6 +133,16 @@ fn a_side_of_too_many_tools_is_refused() {
     let (code, _, err) = drift(d.path(), &["diff", "many.json", "many.json", "--max-tools", "1999"]);
     assert_eq!(code, 2, "{err}");
     assert_eq!(drift(d.path(), &["diff", "many.json", "many.json", "--max-tools", "2000"]).0, 0);
+    // A directory of per-tool files counts its files' tools together.
+    std::fs::create_dir_all(d.path().join("snaps")).unwrap();
+    for i in 0..3 {
+        std::fs::write(d.path().join(format!("snaps/t{i}.snap")), format!(r#"{{"name":"t{i}","inputSchema":{{}}}}"#))
+            .unwrap();
+    }
+    let (code, _, err) = drift(d.path(), &["lint", "snaps", "--max-tools", "2"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("more than 2 tools (--max-tools)"), "{err}");
+    assert_ne!(drift(d.path(), &["lint", "snaps", "--max-tools", "3"]).0, 2);
     // The default: a file of 100,001 tools is refused.
     let tools: Vec<String> = (0..100_001).map(|i| format!(r#"{{"name":"t{i}","inputSchema":{{}}}}"#)).collect();
     std::fs::write(d.path().join("more.json"), format!("{{\"tools\":[{}]}}", tools.join(","))).unwrap();

@@ -39,19 +39,20 @@ pub fn parse_file(
     parse_as(sources, name, bytes, (mode, false), None, (usize::MAX, usize::MAX))
 }
 
-/// [`parse_file`] of a file that may hold at most `left` more tools of a side's `max` in all: more is
-/// refused once they are found, before any is checked (checking is most of what a tool costs).
+/// [`parse_file`] (or, with `per_tool`, [`parse_tool_file`]) of one file of a side that may hold at
+/// most `left` more tools of its `max` in all: more is refused once they are found, before any is
+/// checked (checking is most of what a tool costs).
 ///
 /// # Errors
-/// As [`parse_file`]; also more tools than `max_tools` ([`Error::Usage`]).
-pub fn parse_file_at_most(
+/// As [`parse_file`]; also more tools than `left` ([`Error::Usage`], naming `max`).
+pub fn parse_side_file(
     sources: &mut Sources,
     name: String,
     bytes: Vec<u8>,
-    mode: Mode,
+    (mode, per_tool): (Mode, bool),
     (left, max): (usize, usize),
 ) -> Result<(FileId, Vec<Entry>), Error> {
-    parse_as(sources, name, bytes, (mode, false), None, (left, max))
+    parse_as(sources, name, bytes, (mode, per_tool), None, (left, max))
 }
 
 /// [`parse_file`] of a file in a directory of per-tool files, where one object with only `name` or
